@@ -1,0 +1,139 @@
+"""The storage protocols. Nothing above ``backends/`` knows which database it talks to.
+
+Every method that reads or writes takes a :class:`Scope` (directly or inside a
+filter) and every implementation applies it, so no query can cross projects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from hybrid_memory.models import (
+    Direction,
+    Link,
+    Memory,
+    MemoryFilter,
+    MemoryRecord,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteHit,
+    Relation,
+    Scope,
+    SparseVector,
+    VectorHit,
+)
+
+
+class VectorStore(Protocol):
+    """Memories with a dense vector and a BM25 sparse vector each."""
+
+    async def open(self, *, dimension: int, model: str) -> None:
+        """Open or create the store for vectors of ``dimension`` made by ``model``.
+
+        Raises ``ConflictError`` when the store was filled by another model or
+        dimension, ``StoreLockedError`` when another process owns an embedded store,
+        ``BackendUnavailableError`` when a server cannot be reached.
+        """
+        ...
+
+    async def close(self) -> None: ...
+
+    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        """Insert or replace by ``memory.id``. Durable when it returns."""
+        ...
+
+    async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
+        """Update some payload fields of one memory; False when it does not exist in ``scope``."""
+        ...
+
+    async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Delete these ids where they belong to ``scope``; returns how many existed."""
+        ...
+
+    async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+        """The memories among ``ids`` that exist in ``scope``, in no particular order."""
+        ...
+
+    async def search_dense(self, vector: Sequence[float], flt: MemoryFilter, limit: int) -> list[VectorHit]:
+        """Nearest neighbours by cosine similarity, best first."""
+        ...
+
+    async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
+        """Keyword matches by BM25 (IDF applied by the store), best first."""
+        ...
+
+    async def scroll(
+        self, flt: MemoryFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[Memory], str | None]:
+        """A page of memories and the offset of the next page (None at the end)."""
+        ...
+
+    async def count(self, flt: MemoryFilter) -> int: ...
+
+    async def thread_counts(self, scope: Scope, limit: int) -> dict[str, int]:
+        """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""
+        ...
+
+
+class GraphStore(Protocol):
+    """Typed notes and typed links: the knowledge graph."""
+
+    async def open(self) -> None:
+        """Connect and create schema (tables, constraints, indexes) idempotently."""
+        ...
+
+    async def close(self) -> None: ...
+
+    async def upsert_note(self, note: Note) -> None:
+        """Insert or replace a note by id (the id must not belong to another scope)."""
+        ...
+
+    async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
+        """The notes among ``ids`` that exist in ``scope``, in no particular order."""
+        ...
+
+    async def delete_note(self, scope: Scope, note_id: str) -> bool:
+        """Delete a note and every link touching it; False when it did not exist."""
+        ...
+
+    async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
+        """Notes newest first (by ``created``)."""
+        ...
+
+    async def count_notes(self, flt: NoteFilter) -> int: ...
+
+    async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
+        """Keyword (full-text) search over note content and tags, best first.
+
+        Any user text is accepted: operators of the underlying query language are
+        neutralised, so ``"a OR (b"`` searches for those words.
+        """
+        ...
+
+    async def upsert_link(self, link: Link) -> Link:
+        """Create a link or update the one with the same (from, to, relation); returns what is stored."""
+        ...
+
+    async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool: ...
+
+    async def neighbourhood(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        depth: int,
+        relations: Sequence[Relation] | None,
+        direction: Direction,
+        valid_at: datetime | None = None,
+        limit: int = 100,
+    ) -> Neighbourhood:
+        """Notes within ``depth`` hops of ``note_id`` (the start note excluded) and the links walked.
+
+        ``direction`` follows links out of, into, or either way from each note;
+        ``relations`` limits which link types are walked; ``valid_at`` keeps only
+        links and notes valid at that instant. At most ``limit`` notes, nearest first.
+        """
+        ...

@@ -1,0 +1,167 @@
+"""Pydantic models shared by every layer: what is stored and what is returned."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class MemoryKind(StrEnum):
+    MESSAGE = "message"
+    NOTE = "note"
+    SUMMARY = "summary"
+
+
+class NoteType(StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    DECISION = "decision"
+    INSIGHT = "insight"
+    QUESTION = "question"
+    CONCEPT = "concept"
+
+
+class Relation(StrEnum):
+    """Link types. Closed: the Neo4j backend turns them into relationship types."""
+
+    EXTENDS = "extends"
+    CONTRADICTS = "contradicts"
+    SUPPORTS = "supports"
+    EXAMPLE_OF = "example_of"
+    PART_OF = "part_of"
+    RELATES_TO = "relates_to"
+    ANSWERS = "answers"
+    CAUSED_BY = "caused_by"
+    TEMPORAL = "temporal"
+    SUPERSEDES = "supersedes"
+
+
+class Direction(StrEnum):
+    OUT = "out"
+    IN = "in"
+    BOTH = "both"
+
+
+class Scope(BaseModel):
+    """Who a stored item belongs to. Every backend query is filtered by it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    project: str = "default"
+    user: str = "default"
+
+
+class Memory(BaseModel):
+    """One retrievable unit in the vector store: a message chunk, a note's text, a summary."""
+
+    id: str
+    kind: MemoryKind
+    text: str
+    project: str
+    user: str = "default"
+    thread_id: str | None = None
+    message_id: str | None = None
+    role: str | None = None
+    chunk_index: int = 0
+    chunk_count: int = 1
+    note_type: NoteType | None = None
+    tags: list[str] = Field(default_factory=list)
+    importance: float | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    source: str | None = None
+    tokens: int = 0
+    pinned: bool = False
+
+
+class SparseVector(BaseModel):
+    """A keyword (BM25) vector: parallel index and weight lists."""
+
+    indices: list[int]
+    values: list[float]
+
+
+class MemoryRecord(BaseModel):
+    """What the vector store keeps for one memory."""
+
+    memory: Memory
+    dense: list[float]
+    sparse: SparseVector
+
+
+class MemoryFilter(BaseModel):
+    """A vector-store query filter. ``scope`` is mandatory: no unscoped query exists."""
+
+    scope: Scope
+    thread_id: str | None = None
+    kinds: list[MemoryKind] | None = None
+    note_types: list[NoteType] | None = None
+    tags: list[str] | None = None
+    """Match memories carrying any of these tags."""
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    ids: list[str] | None = None
+
+
+class VectorHit(BaseModel):
+    memory: Memory
+    score: float
+
+
+class Note(BaseModel):
+    """A node of the knowledge graph."""
+
+    id: str
+    project: str
+    user: str = "default"
+    content: str
+    type: NoteType
+    tags: list[str] = Field(default_factory=list)
+    importance: float | None = None
+    thread_id: str | None = None
+    created: datetime = Field(default_factory=utcnow)
+    modified: datetime = Field(default_factory=utcnow)
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+class Link(BaseModel):
+    """A typed, directed edge between two notes of one scope. Unique per (from, to, relation)."""
+
+    from_id: str
+    to_id: str
+    relation: Relation
+    strength: float = 1.0
+    project: str
+    user: str = "default"
+    created: datetime = Field(default_factory=utcnow)
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+class NoteFilter(BaseModel):
+    """A graph-store query filter. ``scope`` is mandatory."""
+
+    scope: Scope
+    types: list[NoteType] | None = None
+    tags: list[str] | None = None
+    thread_id: str | None = None
+    valid_at: datetime | None = None
+    """Only notes valid at this instant (``valid_from <= t < valid_to``); None: no validity filter."""
+
+
+class NoteHit(BaseModel):
+    note: Note
+    score: float
+
+
+class Neighbourhood(BaseModel):
+    notes: list[Note]
+    links: list[Link]

@@ -1,0 +1,138 @@
+"""Settings: one pydantic-settings tree, built once at start-up and passed down.
+
+Nothing here is read at import time; :func:`load_settings` reads the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Self
+
+import platformdirs
+from pydantic import AliasChoices, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def _default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
+
+
+class EmbeddingSettings(BaseSettings):
+    """``HYBRID_MEMORY_EMBEDDING_*``: which model turns text into vectors."""
+
+    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_EMBEDDING_", extra="ignore")
+
+    provider: Literal["fastembed", "openai"] = "fastembed"
+    model: str = DEFAULT_MODEL
+    model_path: Path | None = None
+    """A local directory holding the ONNX model (offline use); fastembed downloads by name otherwise."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint (Ollama: http://localhost:11434/v1)."""
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("HYBRID_MEMORY_EMBEDDING_API_KEY", "OPENAI_API_KEY")
+    )
+    dimension: int | None = Field(default=None, ge=1)
+    """Required for the openai provider with a model whose dimension is not known in advance."""
+    threads: int = Field(default=1, ge=1)
+    batch_size: int = Field(default=64, ge=1)
+    timeout_s: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _check_provider(self) -> Self:
+        if self.provider == "fastembed" and self.model_path is not None and not self.model_path.is_dir():
+            raise ValueError(f"HYBRID_MEMORY_EMBEDDING_MODEL_PATH={self.model_path} is not a directory")
+        return self
+
+
+class QdrantSettings(BaseSettings):
+    """``QDRANT_URL`` / ``QDRANT_API_KEY`` select and reach a Qdrant server."""
+
+    model_config = SettingsConfigDict(extra="ignore")
+
+    url: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_URL", "HYBRID_MEMORY_QDRANT_URL"))
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("QDRANT_API_KEY", "HYBRID_MEMORY_QDRANT_API_KEY")
+    )
+    collection: str = Field(default="hybrid_memory", validation_alias="HYBRID_MEMORY_QDRANT_COLLECTION")
+    timeout_s: float = Field(default=10.0, gt=0, validation_alias="HYBRID_MEMORY_QDRANT_TIMEOUT")
+
+
+class Neo4jSettings(BaseSettings):
+    """``NEO4J_URI`` and friends select and reach a Neo4j server."""
+
+    model_config = SettingsConfigDict(extra="ignore")
+
+    uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI", "HYBRID_MEMORY_NEO4J_URI"))
+    user: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_USER", "NEO4J_USERNAME"))
+    password: SecretStr | None = Field(default=None, validation_alias="NEO4J_PASSWORD")
+    database: str | None = Field(default=None, validation_alias="NEO4J_DATABASE")
+    timeout_s: float = Field(default=10.0, gt=0, validation_alias="HYBRID_MEMORY_NEO4J_TIMEOUT")
+
+
+class RankingSettings(BaseSettings):
+    """``HYBRID_MEMORY_RANKING_*``: how the hybrid ranker weighs what the channels return."""
+
+    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_RANKING_", extra="ignore")
+
+    relevance_weight: float = Field(default=0.5, ge=0)
+    recency_weight: float = Field(default=0.3, ge=0)
+    importance_weight: float = Field(default=0.2, ge=0)
+    recency_half_life_days: float = Field(default=30.0, gt=0)
+    rrf_k: int = Field(default=60, ge=1)
+    candidates: int = Field(default=50, ge=1, le=1000)
+    """How many candidates each channel contributes before fusion."""
+
+
+class Settings(BaseSettings):
+    """``HYBRID_MEMORY_*``: the whole configuration."""
+
+    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_", extra="ignore")
+
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    project: str | None = None
+    """Project scope; when unset, the client's first MCP root names it, else ``default``."""
+    user: str = "default"
+    vector_backend: Literal["edge", "qdrant"] | None = None
+    """None: ``qdrant`` when QDRANT_URL is set, else the embedded ``edge``."""
+    graph_backend: Literal["sqlite", "neo4j"] | None = None
+    """None: ``neo4j`` when NEO4J_URI is set, else the embedded ``sqlite``."""
+    chunk_tokens: int = Field(default=256, ge=16, le=8192)
+    chunk_overlap_tokens: int = Field(default=32, ge=0)
+    max_content_chars: int = Field(default=100_000, ge=1)
+    max_messages: int = Field(default=2_000, ge=1)
+    backend_timeout_s: float = Field(default=10.0, gt=0)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    ranking: RankingSettings = Field(default_factory=RankingSettings)
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.chunk_overlap_tokens >= self.chunk_tokens:
+            raise ValueError("HYBRID_MEMORY_CHUNK_OVERLAP_TOKENS must be smaller than HYBRID_MEMORY_CHUNK_TOKENS")
+        if self.resolved_vector_backend == "qdrant" and not self.qdrant.url:
+            raise ValueError("HYBRID_MEMORY_VECTOR_BACKEND=qdrant needs QDRANT_URL")
+        if self.resolved_graph_backend == "neo4j" and not self.neo4j.uri:
+            raise ValueError("HYBRID_MEMORY_GRAPH_BACKEND=neo4j needs NEO4J_URI")
+        return self
+
+    @property
+    def resolved_vector_backend(self) -> Literal["edge", "qdrant"]:
+        if self.vector_backend is not None:
+            return self.vector_backend
+        return "qdrant" if self.qdrant.url else "edge"
+
+    @property
+    def resolved_graph_backend(self) -> Literal["sqlite", "neo4j"]:
+        if self.graph_backend is not None:
+            return self.graph_backend
+        return "neo4j" if self.neo4j.uri else "sqlite"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the environment once; ``overrides`` win (the CLI's flags)."""
+    return Settings(**overrides)  # type: ignore[arg-type]
