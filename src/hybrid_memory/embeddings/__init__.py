@@ -1,0 +1,47 @@
+"""Text to vectors: the :class:`Embedder` protocol, its providers, and chunking.
+
+``build_embedder(settings.embedding)`` picks the provider; nothing loads or
+connects until the embedder is first used (or warmed up).
+"""
+
+from __future__ import annotations
+
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.embeddings.chunking import TokenSpan, TokenSpans, approximate_token_spans, chunk_text
+from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
+from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
+from hybrid_memory.settings import EmbeddingSettings
+
+__all__ = [
+    "Embedder",
+    "FastEmbedEmbedder",
+    "OpenAIEmbedder",
+    "TokenSpan",
+    "TokenSpans",
+    "approximate_token_spans",
+    "build_embedder",
+    "chunk_text",
+]
+
+
+def build_embedder(settings: EmbeddingSettings) -> FastEmbedEmbedder | OpenAIEmbedder:
+    """The embedder ``settings`` ask for, not yet loaded or connected.
+
+    Raises:
+        BackendError: the openai provider for OpenAI itself without an API key.
+    """
+    if settings.provider == "openai":
+        return OpenAIEmbedder(
+            settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key.get_secret_value() if settings.api_key is not None else None,
+            dimension=settings.dimension,
+            timeout_s=settings.timeout_s,
+            batch_size=settings.batch_size,
+        )
+    return FastEmbedEmbedder(
+        settings.model,
+        settings.model_path,
+        threads=settings.threads,
+        batch_size=settings.batch_size,
+    )

@@ -1,0 +1,261 @@
+"""What the embedded (Edge) and the server Qdrant backends share, so it is written once.
+
+Both keep one point per memory:
+
+- id: ``Memory.id``, a UUID (stored and returned in canonical lower-case form);
+- a named dense vector ``dense`` (cosine) and a named sparse vector ``bm25`` whose
+  IDF the store applies (``Modifier.IDF``), so the keyword channel is real BM25;
+- payload: every other ``Memory`` field. Datetimes are ISO 8601 strings in UTC
+  (``2024-05-01T12:00:00.250000+00:00``): Qdrant's datetime index parses them for
+  range filters, and they read back as the same aware datetime.
+
+:func:`filter_conditions` is the one place that decides what a ``MemoryFilter``
+means; each backend only spells its conditions in its library's types.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from hybrid_memory.errors import ConflictError, InvalidInputError
+from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, SparseVector
+
+DENSE_VECTOR = "dense"
+SPARSE_VECTOR = "bm25"
+KEYWORD_INDEXES = ("project", "user", "thread_id", "kind", "note_type", "tags", "message_id")
+DATETIME_INDEXES = ("created_at",)
+THREAD_FIELD = "thread_id"
+
+_DATETIME_FIELDS = ("created_at", "valid_from", "valid_to")
+# A memory never changes owner: moving it to another scope through set_payload would
+# be a cross-project write, and the id is the point id, not a payload field.
+_FIXED_FIELDS = frozenset({"id", "project", "user"})
+
+
+# --- which model filled a store -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoreIdentity:
+    """The embedding model and dimension whose vectors fill a store."""
+
+    model: str
+    dimension: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "dimension": self.dimension}
+
+    @classmethod
+    def from_json(cls, data: object) -> StoreIdentity | None:
+        """The identity recorded in ``data``; None when ``data`` records none."""
+        if not isinstance(data, Mapping):
+            return None
+        model, dimension = data.get("model"), data.get("dimension")
+        if isinstance(model, str) and isinstance(dimension, int):
+            return cls(model=model, dimension=dimension)
+        return None
+
+
+def check_identity(stored: StoreIdentity, wanted: StoreIdentity, *, store: str, elsewhere: str) -> None:
+    """Raise ``ConflictError`` unless ``wanted`` is what filled the store.
+
+    ``store`` names the store ("at /path", "in Qdrant collection 'c' at url");
+    ``elsewhere`` says how to start a fresh one instead.
+    """
+    if stored == wanted:
+        return
+    raise ConflictError(
+        f"The memory store {store} was filled by embedding model '{stored.model}' "
+        f"(dimension {stored.dimension}), but '{wanted.model}' (dimension {wanted.dimension}) is "
+        f"configured; vectors of different models cannot be searched together. Configure "
+        f"'{stored.model}' again, or re-embed the memories: `hybrid-memory export` with the old "
+        f"model, then `hybrid-memory import` with the new one into a fresh store; or {elsewhere}."
+    )
+
+
+# --- ids, limits, vectors ------------------------------------------------------------------
+
+
+def point_id(memory_id: str) -> str | None:
+    """The canonical form of a UUID id; None for anything else (no point can have it)."""
+    try:
+        return str(uuid.UUID(memory_id))
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def point_ids(memory_ids: Sequence[str]) -> list[str]:
+    """The distinct ids among ``memory_ids`` that can name a point, in canonical form."""
+    return list(dict.fromkeys(pid for pid in map(point_id, memory_ids) if pid is not None))
+
+
+def scroll_offset(offset: str | None) -> str | None:
+    """Check an offset handed back by ``scroll``."""
+    if offset is None:
+        return None
+    pid = point_id(offset)
+    if pid is None:
+        raise InvalidInputError(
+            f"Offset {offset!r} is not one that scroll returned; pass None for the first page."
+        )
+    return pid
+
+
+def check_limit(limit: int) -> None:
+    if limit < 1:
+        raise InvalidInputError(f"limit must be at least 1, got {limit}.")
+
+
+def check_dense(vector: Sequence[float], dimension: int) -> list[float]:
+    """``vector`` as floats, or ``InvalidInputError`` when it cannot go into this store."""
+    if len(vector) != dimension:
+        raise InvalidInputError(
+            f"The dense vector has {len(vector)} dimensions; this store holds {dimension}. "
+            "Embed with the model the store was opened for."
+        )
+    values = [float(v) for v in vector]
+    if not all(math.isfinite(v) for v in values):
+        raise InvalidInputError("The dense vector contains NaN or infinite values.")
+    return values
+
+
+def check_sparse(vector: SparseVector) -> None:
+    # Edge 0.9.0 panics (a Rust index-out-of-bounds) on mismatched lists instead of
+    # raising, so they must never reach it.
+    if len(vector.indices) != len(vector.values):
+        raise InvalidInputError(
+            f"The sparse vector has {len(vector.indices)} indices but {len(vector.values)} values."
+        )
+    if len(set(vector.indices)) != len(vector.indices) or any(i < 0 for i in vector.indices):
+        raise InvalidInputError("The sparse vector's indices must be distinct and non-negative.")
+
+
+def check_record(record: MemoryRecord, dimension: int) -> tuple[str, list[float]]:
+    """The point id and dense vector of a record that is fit to store."""
+    pid = point_id(record.memory.id)
+    if pid is None:
+        raise InvalidInputError(f"Memory id {record.memory.id!r} is not a UUID; memory ids must be UUIDs.")
+    dense = check_dense(record.dense, dimension)
+    check_sparse(record.sparse)
+    return pid, dense
+
+
+# --- payload <-> Memory ----------------------------------------------------------------------
+
+
+def utc_iso(value: datetime) -> str:
+    """ISO 8601 in UTC; a naive datetime is taken to be UTC already."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat()
+
+
+def memory_to_payload(memory: Memory) -> dict[str, Any]:
+    payload = memory.model_dump(mode="json", exclude={"id"})
+    # pydantic keeps a non-UTC offset as given; range filters and readers want one zone.
+    for name in _DATETIME_FIELDS:
+        value = getattr(memory, name)
+        payload[name] = None if value is None else utc_iso(value)
+    return payload
+
+
+def payload_to_memory(pid: object, payload: Mapping[str, Any] | None) -> Memory:
+    """The Memory stored as point ``pid`` (Edge returns a UUID, the server a string)."""
+    return Memory.model_validate({**(payload or {}), "id": str(pid)})
+
+
+def payload_update(current: Memory, fields: Mapping[str, object]) -> dict[str, Any]:
+    """The payload keys to write so that ``current`` takes the values in ``fields``.
+
+    Values are validated as the Memory fields they set, so the stored payload always
+    reads back as a valid Memory.
+    """
+    unknown = sorted(set(fields) - set(Memory.model_fields))
+    if unknown:
+        raise InvalidInputError(f"Unknown memory fields: {', '.join(unknown)}.")
+    fixed = sorted(set(fields) & _FIXED_FIELDS)
+    if fixed:
+        raise InvalidInputError(
+            f"Memory fields {', '.join(fixed)} cannot be changed; store a new memory instead."
+        )
+    try:
+        updated = Memory.model_validate({**current.model_dump(), **fields})
+    except ValidationError as exc:
+        raise InvalidInputError(f"Invalid memory field value: {exc}") from exc
+    payload = memory_to_payload(updated)
+    return {name: payload[name] for name in fields}
+
+
+# --- MemoryFilter -> conditions -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchValue:
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class MatchAny:
+    """The field (or, for a list field, one of its values) is one of ``values``; none matches ``()``."""
+
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DatetimeRange:
+    key: str
+    gte: str | None
+    lt: str | None
+
+
+@dataclass(frozen=True)
+class HasId:
+    """The point id is one of ``ids``; none matches ``()``."""
+
+    ids: tuple[str, ...]
+
+
+Condition = MatchValue | MatchAny | DatetimeRange | HasId
+
+
+def filter_conditions(flt: MemoryFilter) -> list[Condition]:
+    """The conditions a memory must all meet to pass ``flt``.
+
+    Scope (project AND user) always. ``None`` means no condition; an empty list
+    matches nothing (an explicit "none of these" never widens into "all").
+    ``tags`` is any-of. ``created_after`` is inclusive and ``created_before``
+    exclusive, so consecutive windows neither overlap nor leave a gap.
+    Ids that are not UUIDs cannot exist and are dropped.
+    """
+    conditions: list[Condition] = [
+        MatchValue("project", flt.scope.project),
+        MatchValue("user", flt.scope.user),
+    ]
+    if flt.thread_id is not None:
+        conditions.append(MatchValue("thread_id", flt.thread_id))
+    if flt.kinds is not None:
+        conditions.append(MatchAny("kind", tuple(k.value for k in flt.kinds)))
+    if flt.note_types is not None:
+        conditions.append(MatchAny("note_type", tuple(t.value for t in flt.note_types)))
+    if flt.tags is not None:
+        conditions.append(MatchAny("tags", tuple(flt.tags)))
+    if flt.created_after is not None or flt.created_before is not None:
+        conditions.append(
+            DatetimeRange(
+                "created_at",
+                gte=None if flt.created_after is None else utc_iso(flt.created_after),
+                lt=None if flt.created_before is None else utc_iso(flt.created_before),
+            )
+        )
+    if flt.ids is not None:
+        conditions.append(HasId(tuple(point_ids(flt.ids))))
+    return conditions

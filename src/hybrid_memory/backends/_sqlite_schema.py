@@ -1,0 +1,254 @@
+"""Schema of the embedded SQLite graph store and the mapping between its rows and the models.
+
+The schema is created idempotently by :func:`ensure_schema`.
+
+Layout decisions, each forced by something SQLite does:
+
+- ``notes.seq`` is an ``INTEGER PRIMARY KEY`` (the rowid) and ``notes.id`` is
+  ``UNIQUE``: the FTS5 index is an external-content table keyed by rowid, and
+  ``VACUUM`` may renumber the rowids of a table without an integer primary key,
+  which would silently point the index at the wrong notes.
+- ``links`` references notes by ``(project, user, id)``, so the database itself
+  refuses a link whose endpoints live in another scope, and ``ON DELETE CASCADE``
+  removes a note's links with it.
+- Tags are stored as JSON (``ensure_ascii=False``) and the FTS5 table indexes that
+  text directly: the ``unicode61`` tokenizer splits on the JSON punctuation, so the
+  triggers can pass the column through unchanged, which keeps FTS5's ``'delete'``
+  command fed with exactly the values that were indexed.
+- Datetimes are fixed-width ISO 8601 UTC text, so string order is time order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+from hybrid_memory.errors import ConflictError
+from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
+
+SCHEMA_VERSION = 1
+"""Stored in ``PRAGMA user_version``; bump it with a migration step in :func:`ensure_schema`."""
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS notes (
+    seq        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    project    TEXT NOT NULL,
+    user       TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    tags       TEXT NOT NULL DEFAULT '[]',
+    importance REAL,
+    thread_id  TEXT,
+    created    TEXT NOT NULL,
+    modified   TEXT NOT NULL,
+    valid_from TEXT,
+    valid_to   TEXT,
+    UNIQUE (project, user, id)
+);
+CREATE INDEX IF NOT EXISTS notes_scope_created ON notes (project, user, created);
+CREATE INDEX IF NOT EXISTS notes_scope_thread ON notes (project, user, thread_id);
+CREATE INDEX IF NOT EXISTS notes_scope_type ON notes (project, user, type);
+
+CREATE TABLE IF NOT EXISTS links (
+    project    TEXT NOT NULL,
+    user       TEXT NOT NULL,
+    from_id    TEXT NOT NULL,
+    to_id      TEXT NOT NULL,
+    relation   TEXT NOT NULL,
+    strength   REAL NOT NULL,
+    created    TEXT NOT NULL,
+    valid_from TEXT,
+    valid_to   TEXT,
+    PRIMARY KEY (project, user, from_id, to_id, relation),
+    FOREIGN KEY (project, user, from_id) REFERENCES notes (project, user, id) ON DELETE CASCADE,
+    FOREIGN KEY (project, user, to_id) REFERENCES notes (project, user, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+-- Without rowid the primary key is the table, so outgoing walks read it directly. Incoming
+-- walks use this index; the validity columns (and the primary key columns every index of
+-- a WITHOUT ROWID table carries) make it covering, else SQLite prefers scanning the scope.
+CREATE INDEX IF NOT EXISTS links_scope_to ON links (project, user, to_id, valid_from, valid_to);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5 (
+    content, tags, content = 'notes', content_rowid = 'seq', tokenize = 'unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS notes_fts_insert AFTER INSERT ON notes BEGIN
+    INSERT INTO notes_fts (rowid, content, tags) VALUES (new.seq, new.content, new.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS notes_fts_delete AFTER DELETE ON notes BEGIN
+    INSERT INTO notes_fts (notes_fts, rowid, content, tags)
+    VALUES ('delete', old.seq, old.content, old.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS notes_fts_update AFTER UPDATE OF content, tags ON notes BEGIN
+    INSERT INTO notes_fts (notes_fts, rowid, content, tags)
+    VALUES ('delete', old.seq, old.content, old.tags);
+    INSERT INTO notes_fts (rowid, content, tags) VALUES (new.seq, new.content, new.tags);
+END;
+"""
+
+
+def configure(conn: sqlite3.Connection, *, timeout_s: float) -> None:
+    """Per-connection settings; they are not stored in the database file."""
+    conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+    # Off by default in SQLite, and the cascade from notes to links depends on it.
+    conn.execute("PRAGMA foreign_keys = ON")
+    # WAL lets a second process (``hybrid-memory export``) read while the server writes.
+    # synchronous stays at its FULL default: an acknowledged write survives power loss.
+    conn.execute("PRAGMA journal_mode = WAL")
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create or check the schema. Safe to run on every open, from any number of processes."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise ConflictError(
+            f"The graph store was written by a newer hybrid-memory (schema {version}, this one "
+            f"knows {SCHEMA_VERSION}). Upgrade mcp-hybrid-memory or point it at another data directory."
+        )
+    # executescript() commits any open transaction first and runs the DDL as one batch;
+    # the explicit transaction makes the batch and the version bump atomic.
+    conn.executescript(f"BEGIN IMMEDIATE;\n{_DDL}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
+
+
+# -- rows <-> models ---------------------------------------------------------------------------
+
+# Lucene's English stop set, which Neo4j's full-text indexes drop too, so both graph
+# backends treat the same queries as empty.
+# fmt: off
+_STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+})
+# fmt: on
+# unicode61 splits on everything but letters and digits (underscore included).
+_WORD = re.compile(r"[^\W_]+")
+_MAX_QUERY_TERMS = 64
+
+VALID_AT = (
+    "({a}.valid_from IS NULL OR {a}.valid_from <= :at) AND ({a}.valid_to IS NULL OR {a}.valid_to > :at)"
+)
+"""Validity at ``:at`` of the rows of table alias ``{a}``: ``valid_from <= at < valid_to``, NULL open."""
+
+
+def fts_query(text: str) -> str | None:
+    """Turn any user text into a safe FTS5 query: each word quoted, the words OR-ed.
+
+    Quoting makes ``AND``/``OR``/``NOT``/``NEAR``, parentheses, ``*``, ``^`` and column
+    filters plain words. None when no searchable word is left.
+    """
+    terms: list[str] = []
+    for word in _WORD.findall(text):
+        term = word.lower()
+        if term not in _STOPWORDS and term not in terms:
+            terms.append(term)
+    if not terms:
+        return None
+    return " OR ".join(f'"{term}"' for term in terms[:_MAX_QUERY_TERMS])
+
+
+def fmt_time(dt: datetime) -> str:
+    """Fixed-width ISO 8601 in UTC, so text order is time order. Naive datetimes are taken as UTC."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def fmt_time_opt(dt: datetime | None) -> str | None:
+    return None if dt is None else fmt_time(dt)
+
+
+def _parse_opt(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def note_params(note: Note) -> dict[str, Any]:
+    """The named parameters of a notes row."""
+    return {
+        "id": note.id,
+        "project": note.project,
+        "user": note.user,
+        "content": note.content,
+        "type": note.type.value,
+        "tags": json.dumps(note.tags, ensure_ascii=False),
+        "importance": note.importance,
+        "thread_id": note.thread_id,
+        "created": fmt_time(note.created),
+        "modified": fmt_time(note.modified),
+        "valid_from": fmt_time_opt(note.valid_from),
+        "valid_to": fmt_time_opt(note.valid_to),
+    }
+
+
+def link_params(link: Link) -> dict[str, Any]:
+    """The named parameters of a links row."""
+    return {
+        "project": link.project,
+        "user": link.user,
+        "from_id": link.from_id,
+        "to_id": link.to_id,
+        "relation": link.relation.value,
+        "strength": link.strength,
+        "created": fmt_time(link.created),
+        "valid_from": fmt_time_opt(link.valid_from),
+        "valid_to": fmt_time_opt(link.valid_to),
+    }
+
+
+def note_from_row(row: sqlite3.Row) -> Note:
+    return Note(
+        id=row["id"],
+        project=row["project"],
+        user=row["user"],
+        content=row["content"],
+        type=NoteType(row["type"]),
+        tags=json.loads(row["tags"]),
+        importance=row["importance"],
+        thread_id=row["thread_id"],
+        created=datetime.fromisoformat(row["created"]),
+        modified=datetime.fromisoformat(row["modified"]),
+        valid_from=_parse_opt(row["valid_from"]),
+        valid_to=_parse_opt(row["valid_to"]),
+    )
+
+
+def link_from_row(row: sqlite3.Row) -> Link:
+    return Link(
+        from_id=row["from_id"],
+        to_id=row["to_id"],
+        relation=Relation(row["relation"]),
+        strength=row["strength"],
+        project=row["project"],
+        user=row["user"],
+        created=datetime.fromisoformat(row["created"]),
+        valid_from=_parse_opt(row["valid_from"]),
+        valid_to=_parse_opt(row["valid_to"]),
+    )
+
+
+def note_where(flt: NoteFilter) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause over ``notes n`` for a filter; the scope is always part of it.
+
+    List-valued filters travel as one JSON parameter each, read back with ``json_each``.
+    """
+    clauses = ["n.project = :project", "n.user = :user"]
+    params: dict[str, Any] = {"project": flt.scope.project, "user": flt.scope.user}
+    if flt.types is not None:
+        clauses.append("n.type IN (SELECT value FROM json_each(:types))")
+        params["types"] = json.dumps([t.value for t in flt.types])
+    if flt.tags is not None:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM json_each(n.tags) AS t"
+            " WHERE t.value IN (SELECT value FROM json_each(:tags)))"
+        )
+        params["tags"] = json.dumps(flt.tags, ensure_ascii=False)
+    if flt.thread_id is not None:
+        clauses.append("n.thread_id = :thread_id")
+        params["thread_id"] = flt.thread_id
+    if flt.valid_at is not None:
+        clauses.append(VALID_AT.format(a="n"))
+        params["at"] = fmt_time(flt.valid_at)
+    return " AND ".join(clauses), params

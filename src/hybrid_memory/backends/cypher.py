@@ -1,0 +1,271 @@
+"""Every Cypher statement of the Neo4j graph store, as constants with ``$parameters`` only.
+
+No statement is ever built from user data. The only text assembled at import time
+is (a) shared fragments (the note projection, the note filter) and (b) one
+``MERGE`` per :class:`~hybrid_memory.models.Relation`, whose relationship type comes
+from the closed enum, never from input.
+
+Graph shape
+-----------
+- Node label ``Note`` (the only label). Properties: ``id`` (globally unique),
+  ``project``, ``user``, ``content``, ``type``, ``tags`` (list of strings),
+  ``importance``, ``thread_id``, ``created``, ``modified``, ``valid_from``,
+  ``valid_to``, and ``search_text`` (content and tags reduced to lower-case words
+  joined by single spaces, which feeds the full-text index).
+- One relationship type per relation: ``EXTENDS``, ``CONTRADICTS``, ... (the enum
+  value upper-cased, :data:`REL_TYPES`). Properties: ``strength``, ``created``,
+  ``valid_from``, ``valid_to``. The scope is that of both endpoints, which the
+  store only ever joins within one scope.
+- Datetimes are fixed-width ISO 8601 UTC strings (``2026-01-02T03:04:05.000006+00:00``):
+  string order is time order, they round-trip to the microsecond, and they mean the
+  same on Neo4j and on ArcadeDB, whose Bolt temporal types differ from Neo4j's.
+
+Why typed relationships rather than one ``LINK`` type with a ``relation`` property
+------------------------------------------------------------------------------------
+Neo4j keeps a relationship's type in the relationship record itself and groups a
+dense node's relationships by type, so ``type(r) IN $rel_types`` filters a hop
+without touching the property store, where ``r.relation IN $relations`` would read
+a property per candidate edge. ArcadeDB maps each relationship type to an edge
+type of its own, so the same filter is a type check there too. The graph also
+reads naturally in Neo4j Browser and Bloom (``(a)-[:CONTRADICTS]->(b)``), and the
+lint schema can name every type. The cost is small: Cypher cannot parameterise a
+type in a pattern, so only the ``MERGE`` that creates a link needs the type in its
+text, and :data:`UPSERT_LINK` holds one statement per relation, generated here from
+the enum. Every read filters with ``type(r) IN $rel_types``, which needs no text.
+
+Traversal is a breadth-first walk, one :data:`EXPAND_OUT` / ``_IN`` / ``_BOTH`` query
+per hop with the frontier as a parameter, instead of a variable-length pattern:
+``*1..n`` cannot take its bound from a parameter, Neo4j enumerates every path
+(exponential on a dense neighbourhood) where a walk visits each note once, and the
+per-hop form sidesteps the differences between Neo4j's and ArcadeDB's
+variable-length path semantics.
+
+ArcadeDB (the Bolt server the test suite runs against) needs different text for a
+few statements; those variants live in :data:`ARCADEDB_OVERRIDES` and are chosen by
+the backend only. ``docs/arcadedb-differences.md`` lists every difference.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+from hybrid_memory.models import Relation
+
+LABEL: Final = "Note"
+FULLTEXT_INDEX: Final = "note_search"
+
+REL_TYPES: Final[MappingProxyType[Relation, str]] = MappingProxyType(
+    {relation: relation.value.upper() for relation in Relation}
+)
+"""Relationship type of each relation; the only source of types that appear in query text."""
+
+RELATIONS_BY_TYPE: Final[MappingProxyType[str, Relation]] = MappingProxyType(
+    {rel_type: relation for relation, rel_type in REL_TYPES.items()}
+)
+
+NOTE_PROPERTIES: Final = (
+    "id",
+    "project",
+    "user",
+    "content",
+    "type",
+    "tags",
+    "importance",
+    "thread_id",
+    "created",
+    "modified",
+    "valid_from",
+    "valid_to",
+    "search_text",
+)
+LINK_PROPERTIES: Final = ("strength", "created", "valid_from", "valid_to")
+
+# -- fragments (not statements on their own) ---------------------------------------------------
+
+_NOTE_MAP = (
+    "{.id, .project, .user, .content, .type, .tags, .importance, .thread_id,"
+    " .created, .modified, .valid_from, .valid_to}"
+)
+# Validity at $valid_at: valid_from <= t < valid_to, a missing bound is open.
+_VALID_NOTE = (
+    "(n.valid_from IS NULL OR n.valid_from <= $valid_at) AND (n.valid_to IS NULL OR n.valid_to > $valid_at)"
+)
+_NOTE_FILTER = f"""n.project = $project AND n.user = $user
+  AND ($types IS NULL OR n.type IN $types)
+  AND ($tags IS NULL OR any(tag IN n.tags WHERE tag IN $tags))
+  AND ($thread_id IS NULL OR n.thread_id = $thread_id)
+  AND ($valid_at IS NULL OR ({_VALID_NOTE}))"""
+_VALID_LINK = (
+    "(r.valid_from IS NULL OR r.valid_from <= $valid_at) AND (r.valid_to IS NULL OR r.valid_to > $valid_at)"
+)
+_VALID_REACHED = (
+    "(b.valid_from IS NULL OR b.valid_from <= $valid_at) AND (b.valid_to IS NULL OR b.valid_to > $valid_at)"
+)
+
+# -- schema --------------------------------------------------------------------------------------
+
+CREATE_NOTE_ID_CONSTRAINT: Final = (
+    "CREATE CONSTRAINT note_id IF NOT EXISTS FOR (n:Note) REQUIRE n.id IS UNIQUE"
+)
+CREATE_NOTE_SCOPE_INDEX: Final = "CREATE INDEX note_scope IF NOT EXISTS FOR (n:Note) ON (n.project, n.user)"
+CREATE_NOTE_FULLTEXT_INDEX: Final = (
+    "CREATE FULLTEXT INDEX note_search IF NOT EXISTS FOR (n:Note) ON EACH [n.search_text]"
+)
+# A new full-text index is populated in the background; a search before it is online fails.
+AWAIT_INDEXES: Final = "CALL db.awaitIndexes($timeout_s)"
+
+SCHEMA: Final = (
+    CREATE_NOTE_ID_CONSTRAINT,
+    CREATE_NOTE_SCOPE_INDEX,
+    CREATE_NOTE_FULLTEXT_INDEX,
+    AWAIT_INDEXES,
+)
+"""Run in order by ``open()``; each statement is idempotent."""
+
+# -- notes ---------------------------------------------------------------------------------------
+
+# MERGE on the globally unique id; a note of another scope makes the WITH drop the row,
+# so nothing is written and no row comes back (the backend reports the conflict).
+UPSERT_NOTE: Final = """MERGE (n:Note {id: $id})
+ON CREATE SET n.project = $project, n.user = $user
+WITH n WHERE n.project = $project AND n.user = $user
+SET n.content = $content, n.type = $type, n.tags = $tags, n.importance = $importance,
+    n.thread_id = $thread_id, n.created = $created, n.modified = $modified,
+    n.valid_from = $valid_from, n.valid_to = $valid_to, n.search_text = $search_text
+RETURN n.id AS id"""
+
+GET_NOTES: Final = f"""MATCH (n:Note)
+WHERE n.id IN $ids AND n.project = $project AND n.user = $user
+RETURN n {_NOTE_MAP} AS note"""
+
+DELETE_NOTE: Final = """MATCH (n:Note {id: $id})
+WHERE n.project = $project AND n.user = $user
+DETACH DELETE n
+RETURN count(n) AS deleted"""
+
+LIST_NOTES: Final = f"""MATCH (n:Note)
+WHERE {_NOTE_FILTER}
+RETURN n {_NOTE_MAP} AS note
+ORDER BY n.created DESC, n.id DESC
+SKIP $offset LIMIT $limit"""
+
+COUNT_NOTES: Final = f"""MATCH (n:Note)
+WHERE {_NOTE_FILTER}
+RETURN count(n) AS total"""
+
+# $query is built by the backend from words only, each quoted, OR-ed: no Lucene operator
+# of the user's text survives. The index spans every scope, so the scope filter follows.
+SEARCH_NOTES: Final = f"""CALL db.index.fulltext.queryNodes('note_search', $query) YIELD node, score
+WITH node AS n, score
+WHERE {_NOTE_FILTER}
+RETURN n {_NOTE_MAP} AS note, score
+ORDER BY score DESC, n.created DESC, n.id
+LIMIT $limit"""
+
+# -- links ---------------------------------------------------------------------------------------
+
+
+def _upsert_link(rel_type: str) -> str:
+    return f"""MATCH (a:Note {{id: $from_id}}) WHERE a.project = $project AND a.user = $user
+MATCH (b:Note {{id: $to_id}}) WHERE b.project = $project AND b.user = $user
+MERGE (a)-[r:{rel_type}]->(b)
+ON CREATE SET r.created = $created
+SET r.strength = $strength, r.valid_from = $valid_from, r.valid_to = $valid_to
+RETURN r.strength AS strength, r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to"""
+
+
+UPSERT_LINK: Final[MappingProxyType[Relation, str]] = MappingProxyType(
+    {relation: _upsert_link(rel_type) for relation, rel_type in REL_TYPES.items()}
+)
+"""Create or update the link of one relation; keeps ``created`` of an existing link.
+
+No row back means an endpoint is not a note of the scope.
+"""
+
+DELETE_LINK: Final = """MATCH (a:Note {id: $from_id})-[r]->(b:Note {id: $to_id})
+WHERE a.project = $project AND a.user = $user AND b.project = $project AND b.user = $user
+  AND type(r) = $rel_type
+DELETE r
+RETURN count(r) AS deleted"""
+
+# -- traversal -------------------------------------------------------------------------------------
+
+
+def _expand(pattern: str) -> str:
+    return f"""UNWIND $frontier AS from_id
+MATCH {pattern}
+WHERE a.id = from_id AND a.project = $project AND a.user = $user
+  AND b.project = $project AND b.user = $user
+  AND ($rel_types IS NULL OR type(r) IN $rel_types)
+  AND ($valid_at IS NULL OR ({_VALID_LINK} AND {_VALID_REACHED}))
+RETURN DISTINCT b {_NOTE_MAP} AS note"""
+
+
+EXPAND_OUT: Final = _expand("(a:Note)-[r]->(b:Note)")
+EXPAND_IN: Final = _expand("(a:Note)<-[r]-(b:Note)")
+EXPAND_BOTH: Final = _expand("(a:Note)-[r]-(b:Note)")
+"""One hop of the walk from the notes ``$frontier``: the notes reached over links passing the filters."""
+
+LINKS_AMONG: Final = f"""MATCH (a:Note)-[r]->(b:Note)
+WHERE a.id IN $ids AND b.id IN $ids
+  AND a.project = $project AND a.user = $user AND b.project = $project AND b.user = $user
+  AND ($rel_types IS NULL OR type(r) IN $rel_types)
+  AND ($valid_at IS NULL OR ({_VALID_LINK}))
+RETURN a.id AS from_id, b.id AS to_id, type(r) AS rel_type, r.strength AS strength,
+       r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to"""
+"""The links between the notes ``$ids`` (passing the filters): what a neighbourhood returns."""
+
+# -- ArcadeDB ------------------------------------------------------------------------------------
+
+# ArcadeDB's Cypher cannot create a full-text index (only range indexes) and has no
+# db.awaitIndexes, so its schema stops at the constraint and the scope index.
+ARCADEDB_SCHEMA: Final = (CREATE_NOTE_ID_CONSTRAINT, CREATE_NOTE_SCOPE_INDEX)
+
+# Without a full-text index, search scans the scope's notes and scores each by the query
+# words ($terms) it contains: matched distinct words first, then their share of the note's
+# words. search_text is already reduced to words joined by single spaces, so split() is
+# an exact tokenizer. Valid Neo4j Cypher too (it is linted like the rest).
+ARCADEDB_SEARCH_NOTES: Final = f"""MATCH (n:Note)
+WHERE {_NOTE_FILTER}
+WITH n, split(n.search_text, ' ') AS words
+WITH n, words, size([term IN $terms WHERE term IN words]) AS matched
+WHERE matched > 0
+WITH n, matched, size([word IN words WHERE word IN $terms]) AS hits, size(words) AS length
+RETURN n {_NOTE_MAP} AS note, matched + toFloat(hits) / (hits + length) AS score
+ORDER BY score DESC, n.created DESC, n.id
+LIMIT $limit"""
+
+ARCADEDB_OVERRIDES: Final[MappingProxyType[str, str | tuple[str, ...]]] = MappingProxyType(
+    {"SCHEMA": ARCADEDB_SCHEMA, "SEARCH_NOTES": ARCADEDB_SEARCH_NOTES}
+)
+"""Statement name -> the ArcadeDB text that replaces it; the backend picks by dialect."""
+
+
+def all_statements() -> dict[str, str]:
+    """Every complete statement of this module by a readable name: what the linter checks.
+
+    Collected from the module's public constants rather than listed by hand, so a new
+    statement cannot be left out of the lint.
+    """
+    found: dict[str, str] = {}
+    for name, value in globals().items():
+        if name.startswith("_") or not name.isupper() or name in _NOT_STATEMENTS:
+            continue
+        if isinstance(value, str):
+            found[name] = value
+        elif isinstance(value, tuple):
+            found.update({f"{name}[{i}]": text for i, text in enumerate(value)})
+        elif isinstance(value, MappingProxyType):
+            found.update({f"{name}[{key}]": text for key, text in value.items() if isinstance(text, str)})
+    # A statement reachable under several names (SCHEMA[0] is CREATE_NOTE_ID_CONSTRAINT) once.
+    unique: dict[str, str] = {}
+    for name, text in found.items():
+        if text not in unique.values():
+            unique[name] = text
+    return unique
+
+
+_NOT_STATEMENTS = frozenset(
+    {"LABEL", "FULLTEXT_INDEX", "REL_TYPES", "RELATIONS_BY_TYPE", "NOTE_PROPERTIES", "LINK_PROPERTIES"}
+)

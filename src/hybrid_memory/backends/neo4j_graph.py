@@ -1,0 +1,440 @@
+"""The Neo4j graph store: :class:`~hybrid_memory.backends.base.GraphStore` over Bolt.
+
+Every statement lives in :mod:`hybrid_memory.backends.cypher`; this module only
+chooses one, fills its parameters and turns records into models. Every call is
+bounded by ``timeout_s`` end to end (connecting, retries, the query itself), and the
+driver's errors become ours with a message that says what to do.
+
+``dialect="arcadedb"`` swaps in the few statements ArcadeDB's Cypher needs instead
+(:data:`~hybrid_memory.backends.cypher.ARCADEDB_OVERRIDES`); nothing outside this
+class knows the difference.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, Literal, cast
+
+import anyio
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    Query,
+    RoutingControl,
+    unit_of_work,
+)
+from neo4j.exceptions import (
+    AuthError,
+    ConnectionAcquisitionTimeoutError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+
+from hybrid_memory.backends import cypher
+from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
+from hybrid_memory.models import (
+    Direction,
+    Link,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteHit,
+    NoteType,
+    Relation,
+    Scope,
+)
+
+logger = logging.getLogger(__name__)
+
+Dialect = Literal["neo4j", "arcadedb"]
+
+_EXPAND = {
+    Direction.OUT: cypher.EXPAND_OUT,
+    Direction.IN: cypher.EXPAND_IN,
+    Direction.BOTH: cypher.EXPAND_BOTH,
+}
+
+# Letters and digits; "_" splits words like SQLite's unicode61 tokenizer does, so both
+# graph backends agree on what a word is.
+_WORD = re.compile(r"[^\W_]+")
+# Kept identical to the SQLite store's list, so both treat the same queries as empty.
+# fmt: off
+_STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+})
+# fmt: on
+_MAX_QUERY_TERMS = 64
+
+
+def fmt_time(dt: datetime) -> str:
+    """Fixed-width ISO 8601 in UTC, so string order is time order. Naive datetimes are taken as UTC."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _fmt_opt(dt: datetime | None) -> str | None:
+    return None if dt is None else fmt_time(dt)
+
+
+def _parse_opt(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def search_text(note: Note) -> str:
+    """Content and tags as lower-case words joined by single spaces: what the full-text index sees."""
+    return " ".join(_WORD.findall(f"{note.content} {' '.join(note.tags)}".lower()))
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct searchable words of any user text, stop words dropped, at most 64."""
+    terms: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word not in _STOPWORDS and word not in terms:
+            terms.append(word)
+    return terms[:_MAX_QUERY_TERMS]
+
+
+def _note(data: Mapping[str, Any]) -> Note:
+    return Note(
+        id=data["id"],
+        project=data["project"],
+        user=data["user"],
+        content=data["content"],
+        type=NoteType(data["type"]),
+        tags=list(data["tags"] or []),
+        importance=data["importance"],
+        thread_id=data["thread_id"],
+        created=datetime.fromisoformat(data["created"]),
+        modified=datetime.fromisoformat(data["modified"]),
+        valid_from=_parse_opt(data["valid_from"]),
+        valid_to=_parse_opt(data["valid_to"]),
+    )
+
+
+def _filter_params(flt: NoteFilter) -> dict[str, Any]:
+    return {
+        "project": flt.scope.project,
+        "user": flt.scope.user,
+        "types": None if flt.types is None else [t.value for t in flt.types],
+        "tags": flt.tags,
+        "thread_id": flt.thread_id,
+        "valid_at": _fmt_opt(flt.valid_at),
+    }
+
+
+def _not_found(note_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
+    )
+
+
+class Neo4jGraphStore:
+    """:class:`~hybrid_memory.backends.base.GraphStore` on a Neo4j server (or ArcadeDB's Bolt plugin).
+
+    Nothing connects until :meth:`open`. ``password=None`` connects without
+    authentication; ``database=None`` uses the server's home database.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        user: str,
+        password: str | None,
+        database: str | None,
+        *,
+        timeout_s: float,
+        dialect: Dialect = "neo4j",
+    ) -> None:
+        self._uri = uri
+        self._user = user
+        self._password = password
+        self._database = database
+        self._timeout_s = timeout_s
+        self._dialect = dialect
+        overrides = cypher.ARCADEDB_OVERRIDES if dialect == "arcadedb" else {}
+        self._schema = cast("tuple[str, ...]", overrides.get("SCHEMA", cypher.SCHEMA))
+        self._search = cast(str, overrides.get("SEARCH_NOTES", cypher.SEARCH_NOTES))
+        self._driver: AsyncDriver | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Connect, check the server answers, and create constraints and indexes idempotently."""
+        if self._driver is not None:
+            return
+        try:
+            driver = AsyncGraphDatabase.driver(
+                self._uri,
+                auth=None if self._password is None else (self._user, self._password),
+                connection_timeout=self._timeout_s,
+                connection_acquisition_timeout=self._timeout_s,
+                max_transaction_retry_time=self._timeout_s,
+                # Server notifications go to the "neo4j.notifications" logger, never to warnings.
+                warn_notification_severity="OFF",
+                user_agent="mcp-hybrid-memory",
+            )
+        except (ValueError, DriverError) as exc:
+            raise BackendError(
+                f"NEO4J_URI={self._uri!r} is not a Neo4j address "
+                f"(neo4j://host:7687 or bolt://host:7687): {exc}"
+            ) from exc
+        self._driver = driver
+        try:
+            async with self._errors():
+                await driver.verify_connectivity()
+            for statement in self._schema:
+                # db.awaitIndexes takes whole seconds.
+                await self._run(statement, {"timeout_s": max(1, int(self._timeout_s))})
+        except BaseException:
+            self._driver = None
+            await driver.close()
+            raise
+        logger.info("graph store connected to %s (%s)", self._uri, self._dialect)
+
+    async def close(self) -> None:
+        """Close the driver and its connections; safe to call twice."""
+        driver, self._driver = self._driver, None
+        if driver is not None:
+            await driver.close()
+
+    @asynccontextmanager
+    async def _errors(self) -> AsyncIterator[None]:
+        """Bound the enclosed calls by the timeout and map driver errors to ours."""
+        try:
+            with anyio.fail_after(self._timeout_s):
+                yield
+        except TimeoutError as exc:
+            raise BackendUnavailableError(
+                f"Neo4j at {self._uri} did not answer within {self._timeout_s:g}s: "
+                "start it (docker compose up neo4j) or fix NEO4J_URI"
+            ) from exc
+        except AuthError as exc:
+            raise BackendError(
+                f"Neo4j at {self._uri} refused the credentials of user {self._user!r}: "
+                f"check NEO4J_USER/NEO4J_PASSWORD ({exc.message or type(exc).__name__})"
+            ) from exc
+        except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError) as exc:
+            raise BackendUnavailableError(
+                f"Neo4j at {self._uri} cannot be reached ({exc}): "
+                "start it (docker compose up neo4j) or fix NEO4J_URI"
+            ) from exc
+        except (Neo4jError, DriverError) as exc:
+            raise BackendError(f"Neo4j at {self._uri} failed: {exc}") from exc
+
+    def _require(self) -> AsyncDriver:
+        if self._driver is None:
+            raise RuntimeError("Neo4jGraphStore is not open; call open() first.")
+        return self._driver
+
+    async def _run(
+        self, statement: str, params: dict[str, Any], *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        """Run one statement in its own transaction (retried by the driver on transient errors)."""
+        driver = self._require()
+        async with self._errors():
+            result = await driver.execute_query(
+                Query(statement, timeout=self._timeout_s),
+                params,
+                routing_=RoutingControl.READ if read else RoutingControl.WRITE,
+                database_=self._database,
+            )
+        return [record.data() for record in result.records]
+
+    # -- notes -----------------------------------------------------------------------------------
+
+    async def upsert_note(self, note: Note) -> None:
+        """Insert or replace every field of the note with this id.
+
+        Raises ``ConflictError`` when the id belongs to another scope: ids are global,
+        and replacing would move someone else's note.
+        """
+        params = {
+            "id": note.id,
+            "project": note.project,
+            "user": note.user,
+            "content": note.content,
+            "type": note.type.value,
+            "tags": list(note.tags),
+            "importance": note.importance,
+            "thread_id": note.thread_id,
+            "created": fmt_time(note.created),
+            "modified": fmt_time(note.modified),
+            "valid_from": _fmt_opt(note.valid_from),
+            "valid_to": _fmt_opt(note.valid_to),
+            "search_text": search_text(note),
+        }
+        if not await self._run(cypher.UPSERT_NOTE, params):
+            raise ConflictError(
+                f"Note id '{note.id}' is already used in another project or by another user; "
+                "choose a different id."
+            )
+
+    async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
+        """The notes among ``ids`` in ``scope``; unknown ids and other scopes' ids are skipped."""
+        if not ids:
+            return []
+        params = {"ids": list(ids), "project": scope.project, "user": scope.user}
+        return [_note(row["note"]) for row in await self._run(cypher.GET_NOTES, params, read=True)]
+
+    async def delete_note(self, scope: Scope, note_id: str) -> bool:
+        """Delete a note and every link touching it; False when it did not exist in ``scope``."""
+        params = {"id": note_id, "project": scope.project, "user": scope.user}
+        rows = await self._run(cypher.DELETE_NOTE, params)
+        return bool(rows and rows[0]["deleted"])
+
+    async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
+        """Notes matching ``flt``, newest ``created`` first (ties: id descending)."""
+        params = {**_filter_params(flt), "limit": max(limit, 0), "offset": max(offset, 0)}
+        return [_note(row["note"]) for row in await self._run(cypher.LIST_NOTES, params, read=True)]
+
+    async def count_notes(self, flt: NoteFilter) -> int:
+        rows = await self._run(cypher.COUNT_NOTES, _filter_params(flt), read=True)
+        return int(rows[0]["total"])
+
+    async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
+        """Full-text search over content and tags, best match first; positive scores.
+
+        Any text is accepted: only its words are searched, each quoted, so query
+        operators in it are plain words. A text with no searchable word returns [].
+        """
+        terms = query_terms(text)
+        if not terms or limit <= 0:
+            return []
+        params = {
+            **_filter_params(flt),
+            "limit": limit,
+            "query": " OR ".join(f'"{term}"' for term in terms),
+            "terms": terms,
+        }
+        rows = await self._run(self._search, params, read=True)
+        return [NoteHit(note=_note(row["note"]), score=float(row["score"])) for row in rows]
+
+    # -- links -----------------------------------------------------------------------------------
+
+    async def upsert_link(self, link: Link) -> Link:
+        """Create the link, or update strength and validity of the one with the same
+        (from, to, relation), keeping its ``created``. Returns what is stored.
+
+        Raises ``NotFoundError`` naming an endpoint that is not a note of the link's scope.
+        """
+        params = {
+            "from_id": link.from_id,
+            "to_id": link.to_id,
+            "project": link.project,
+            "user": link.user,
+            "strength": link.strength,
+            "created": fmt_time(link.created),
+            "valid_from": _fmt_opt(link.valid_from),
+            "valid_to": _fmt_opt(link.valid_to),
+        }
+        rows = await self._run(cypher.UPSERT_LINK[link.relation], params)
+        if not rows:
+            scope = Scope(project=link.project, user=link.user)
+            found = {note.id for note in await self.get_notes(scope, [link.from_id, link.to_id])}
+            missing = link.from_id if link.from_id not in found else link.to_id
+            raise _not_found(missing)
+        row = rows[0]
+        return link.model_copy(
+            update={
+                "strength": row["strength"],
+                "created": datetime.fromisoformat(row["created"]),
+                "valid_from": _parse_opt(row["valid_from"]),
+                "valid_to": _parse_opt(row["valid_to"]),
+            }
+        )
+
+    async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:
+        """Delete one link; False when it did not exist in ``scope``."""
+        params = {
+            "from_id": from_id,
+            "to_id": to_id,
+            "project": scope.project,
+            "user": scope.user,
+            "rel_type": cypher.REL_TYPES[relation],
+        }
+        rows = await self._run(cypher.DELETE_LINK, params)
+        return bool(rows and rows[0]["deleted"])
+
+    async def neighbourhood(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        depth: int,
+        relations: Sequence[Relation] | None,
+        direction: Direction,
+        valid_at: datetime | None = None,
+        limit: int = 100,
+    ) -> Neighbourhood:
+        """Notes within ``depth`` hops of ``note_id``, each once at its smallest depth,
+        nearest first then oldest ``created`` first, at most ``limit``; and the links
+        (passing the same filters) between the start note and those notes.
+
+        An unknown start note, ``depth < 1``, ``limit < 1`` or ``relations=[]`` give an
+        empty neighbourhood. Notes not valid at ``valid_at`` are neither returned nor walked through.
+        """
+        if depth < 1 or limit < 1 or (relations is not None and not relations):
+            return Neighbourhood(notes=[], links=[])
+        params: dict[str, Any] = {
+            "project": scope.project,
+            "user": scope.user,
+            "rel_types": None if relations is None else [cypher.REL_TYPES[r] for r in relations],
+            "valid_at": _fmt_opt(valid_at),
+        }
+        expand = _EXPAND[direction]
+
+        # One read transaction for the whole walk: every hop sees the same snapshot.
+        @unit_of_work(timeout=self._timeout_s)
+        async def walk(tx: AsyncManagedTransaction) -> tuple[list[Note], list[dict[str, Any]]]:
+            seen = {note_id}
+            frontier = [note_id]
+            found: list[Note] = []
+            # Breadth first: each hop's new notes, oldest first, so cutting at ``limit``
+            # keeps the nearest ones, and a note is reached once, at its smallest depth.
+            for _ in range(depth):
+                if not frontier or len(found) >= limit:
+                    break
+                result = await tx.run(expand, {**params, "frontier": frontier})
+                reached = {note.id: note for note in (_note(row["note"]) for row in await result.data())}
+                new = sorted(
+                    (n for i, n in reached.items() if i not in seen), key=lambda n: (n.created, n.id)
+                )
+                seen.update(n.id for n in new)
+                found.extend(new)
+                frontier = [n.id for n in new]
+            found = found[:limit]
+            if not found:
+                return [], []
+            ids = [note_id, *(n.id for n in found)]
+            result = await tx.run(cypher.LINKS_AMONG, {**params, "ids": ids})
+            return found, await result.data()
+
+        driver = self._require()
+        async with self._errors(), driver.session(database=self._database) as session:
+            notes, link_rows = await session.execute_read(walk)
+        links = [
+            Link(
+                from_id=row["from_id"],
+                to_id=row["to_id"],
+                relation=cypher.RELATIONS_BY_TYPE[row["rel_type"]],
+                strength=row["strength"],
+                project=scope.project,
+                user=scope.user,
+                created=datetime.fromisoformat(row["created"]),
+                valid_from=_parse_opt(row["valid_from"]),
+                valid_to=_parse_opt(row["valid_to"]),
+            )
+            for row in link_rows
+        ]
+        links.sort(key=lambda link: (link.from_id, link.to_id, link.relation.value))
+        return Neighbourhood(notes=notes, links=links)

@@ -1,0 +1,476 @@
+"""The embedded vector store: Qdrant Edge (``qdrant-edge-py``) running in this process.
+
+A store directory holds::
+
+    lock         flock'ed by the one process that owns the store; holds its pid
+    store.json   the embedding model and dimension that filled the store
+    shard/       the Edge shard (segments and write-ahead log)
+
+What Edge 0.9.0 does, measured on this machine, and what follows from it:
+
+- Its calls hold the GIL for their whole duration (none releases it). They run
+  through ``anyio.to_thread`` so the Python-side work is off the event loop, but
+  a long call (a big optimize) still stalls the loop until it returns.
+- It accepts calls from any thread and survived four threads hammering one shard;
+  we still serialise every call with one lock, so that a read-check-write (delete,
+  set_payload) is atomic and a request can time out waiting behind a long call.
+- ``update`` writes the WAL into a memory map without syncing it: the write
+  survives ``kill -9`` of this process but not a power cut or an OS crash.
+  ``flush`` msyncs the WAL and fsyncs the segments (~15 ms for a small write), so
+  every write here is followed by ``flush`` before it is acknowledged.
+- It never optimizes by itself, and ``optimize`` (building the HNSW index once a
+  segment passes the indexing threshold) is costly: ~5.5 s for 10k x 384 floats
+  on two cores, all with the GIL held. It runs on a background thread after
+  ``OPTIMIZE_AFTER_POINTS`` written points once the store has been idle for
+  ``OPTIMIZE_IDLE_S``, and on close; never on a request. Below the threshold it
+  returns in microseconds.
+- It flocks ``shard/wal`` itself, but a second opener only learns
+  ``Can't init WAL: Kind(WouldBlock)``; our own lock file comes first and names
+  the owner. A Rust panic surfaces as ``pyo3_runtime.PanicException``, a
+  ``BaseException``; inputs that are known to cause one are checked beforehand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import qdrant_edge as qe
+
+from hybrid_memory.backends import _qdrant_common as common
+from hybrid_memory.errors import (
+    BackendError,
+    BackendUnavailableError,
+    ConflictError,
+    HybridMemoryError,
+    StoreLockedError,
+)
+from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+LOCK_FILE = "lock"
+IDENTITY_FILE = "store.json"
+SHARD_DIR = "shard"
+OPTIMIZE_AFTER_POINTS = 1000
+OPTIMIZE_IDLE_S = 2.0
+
+
+def edge_filter(flt: MemoryFilter) -> qe.Filter:
+    """``flt`` as an Edge filter (its meaning lives in :func:`common.filter_conditions`)."""
+    must: list[qe.FieldCondition | qe.HasIdCondition] = []
+    for c in common.filter_conditions(flt):
+        if isinstance(c, common.MatchValue):
+            must.append(qe.FieldCondition(c.key, match=qe.MatchValue(c.value)))
+        elif isinstance(c, common.MatchAny):
+            must.append(qe.FieldCondition(c.key, match=qe.MatchAny(list(c.values))))
+        elif isinstance(c, common.DatetimeRange):
+            must.append(qe.FieldCondition(c.key, range=qe.RangeDateTime(gte=c.gte, lt=c.lt)))
+        else:
+            must.append(qe.HasIdCondition(set(c.ids)))
+    return qe.Filter(must=list(must))
+
+
+def _edge_config(dimension: int) -> qe.EdgeConfig:
+    return qe.EdgeConfig(
+        vectors={common.DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+        sparse_vectors={common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+    )
+
+
+def _hits(points: list[qe.ScoredPoint]) -> list[VectorHit]:
+    return [VectorHit(memory=common.payload_to_memory(p.id, p.payload), score=p.score) for p in points]
+
+
+class EdgeVectorStore:
+    """The ``VectorStore`` over an embedded Qdrant Edge shard in ``path``.
+
+    ``timeout_s`` bounds how long a call waits for the store while another call
+    (typically a background index build) holds it.
+    """
+
+    def __init__(self, path: Path, *, timeout_s: float = 10.0) -> None:
+        self._path = Path(path)
+        self._timeout_s = timeout_s
+        self._dimension = 0
+        self._shard: qe.EdgeShard | None = None
+        self._lock_fd: int | None = None
+        self._lock = threading.Lock()  # one Edge call at a time
+        self._wake = threading.Condition()  # guards the optimizer's state below
+        self._pending = 0  # points written since the last optimize
+        self._stopping = False
+        self._last_call = 0.0
+        self._optimizer: threading.Thread | None = None
+
+    # --- lifecycle --------------------------------------------------------------------------------
+
+    async def open(self, *, dimension: int, model: str) -> None:
+        """Open or create the store; take the directory lock; start the background optimizer.
+
+        Raises ``StoreLockedError`` when another process owns the directory and
+        ``ConflictError`` when another model or dimension filled the store.
+        """
+        if self._shard is not None:
+            raise RuntimeError("EdgeVectorStore is already open")
+        await anyio.to_thread.run_sync(self._open_sync, common.StoreIdentity(model, dimension))
+        self._dimension = dimension
+        # The state of the shard left by the last run is unknown: check it at the first idle moment.
+        self._pending = OPTIMIZE_AFTER_POINTS
+        self._stopping = False
+        self._last_call = time.monotonic()
+        self._optimizer = threading.Thread(target=self._optimize_loop, name="edge-optimizer", daemon=True)
+        self._optimizer.start()
+
+    async def close(self) -> None:
+        """Stop the optimizer (waiting out a running index build), optimize what is pending, unlock."""
+        if self._shard is None:
+            return
+        # Shielded: a close cut short would leave the shard open and the directory locked.
+        with anyio.CancelScope(shield=True):
+            with self._wake:
+                self._stopping = True
+                self._wake.notify_all()
+            if self._optimizer is not None:
+                await anyio.to_thread.run_sync(self._optimizer.join)
+                self._optimizer = None
+            await anyio.to_thread.run_sync(self._close_sync)
+
+    def _open_sync(self, wanted: common.StoreIdentity) -> None:
+        self._path.mkdir(parents=True, exist_ok=True)
+        lock_fd = _lock_directory(self._path)
+        shard: qe.EdgeShard | None = None
+        try:
+            shard = self._load_or_create(wanted)
+            existing = shard.info().payload_schema
+            for name in common.KEYWORD_INDEXES:
+                if name not in existing:
+                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
+            for name in common.DATETIME_INDEXES:
+                if name not in existing:
+                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
+            shard.flush()
+        except BaseException as exc:
+            if shard is not None:
+                with contextlib.suppress(Exception):
+                    shard.close()
+            os.close(lock_fd)  # releases the flock
+            if isinstance(exc, HybridMemoryError) or not isinstance(exc, Exception):
+                raise
+            raise BackendError(f"Could not open the memory store at {self._path}: {exc}") from exc
+        self._shard, self._lock_fd = shard, lock_fd
+
+    def _load_or_create(self, wanted: common.StoreIdentity) -> qe.EdgeShard:
+        identity_path = self._path / IDENTITY_FILE
+        shard_path = self._path / SHARD_DIR
+        config = _edge_config(wanted.dimension)
+        stored = _read_identity(identity_path)
+        if stored is not None:
+            common.check_identity(
+                stored,
+                wanted,
+                store=f"at {self._path}",
+                elsewhere="set HYBRID_MEMORY_DATA_DIR to another directory",
+            )
+        if not (shard_path.is_dir() and any(shard_path.iterdir())):
+            # The identity is written before the shard exists, so no shard is ever without one.
+            if stored is None:
+                _write_identity(identity_path, wanted)
+            return qe.EdgeShard.create(str(shard_path), config)
+        try:
+            # Loading with our config makes Edge check that the vectors fit it.
+            shard = qe.EdgeShard.load(str(shard_path), config)
+        except Exception as exc:
+            if stored is None and "incompatible" in str(exc):
+                raise ConflictError(
+                    f"The memory store at {self._path} has no {IDENTITY_FILE} and its vectors do not "
+                    f"fit '{wanted.model}' (dimension {wanted.dimension}): {exc}. Configure the model "
+                    "that filled it, or set HYBRID_MEMORY_DATA_DIR to another directory."
+                ) from exc
+            raise
+        if stored is None:
+            logger.warning(
+                "memory store at %s had no %s; recording model %s (dimension %d)",
+                self._path,
+                IDENTITY_FILE,
+                wanted.model,
+                wanted.dimension,
+            )
+            _write_identity(identity_path, wanted)
+        return shard
+
+    def _close_sync(self) -> None:
+        with self._lock:
+            shard, self._shard = self._shard, None
+            try:
+                if shard is not None:
+                    if self._pending:
+                        shard.optimize()
+                    shard.flush()
+                    shard.close()
+            except Exception as exc:
+                raise BackendError(f"Closing the memory store at {self._path} failed: {exc}") from exc
+            finally:
+                if self._lock_fd is not None:
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+
+    # --- every Edge call goes through here --------------------------------------------------------
+
+    def _locked(self, fn: Callable[[qe.EdgeShard], T], *, wait_s: float | None) -> T:
+        if not self._lock.acquire(timeout=-1 if wait_s is None else wait_s):
+            raise BackendUnavailableError(
+                f"The memory store at {self._path} is busy (building its search index) and did not "
+                f"answer within {wait_s:g}s; try again shortly."
+            )
+        try:
+            if self._shard is None:
+                raise BackendError(f"The memory store at {self._path} is closed.")
+            return fn(self._shard)
+        except HybridMemoryError:
+            raise
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # Edge's Rust panics arrive as BaseException
+            raise BackendError(f"The memory store at {self._path} failed: {exc}") from exc
+        finally:
+            self._last_call = time.monotonic()
+            self._lock.release()
+
+    async def _run(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        if self._shard is None:
+            raise RuntimeError("EdgeVectorStore is not open; call open() first")
+        return await anyio.to_thread.run_sync(partial(self._locked, fn, wait_s=self._timeout_s))
+
+    # --- background optimize ----------------------------------------------------------------------
+
+    def _wrote(self, points: int) -> None:
+        with self._wake:
+            self._pending += points
+            self._wake.notify_all()
+
+    def _optimize_loop(self) -> None:
+        while True:
+            with self._wake:
+                while not self._stopping:
+                    if self._pending < OPTIMIZE_AFTER_POINTS:
+                        self._wake.wait()
+                        continue
+                    idle_left = self._last_call + OPTIMIZE_IDLE_S - time.monotonic()
+                    if idle_left <= 0:
+                        break
+                    self._wake.wait(idle_left)
+                if self._stopping:
+                    return
+                pending = self._pending
+            started = time.monotonic()
+            try:
+                changed = self._locked(lambda shard: shard.optimize(), wait_s=None)
+            except HybridMemoryError:
+                logger.exception("background optimize of the memory store at %s failed", self._path)
+                changed = False
+            with self._wake:
+                # Points written meanwhile stay pending; a failure waits for the next batch.
+                self._pending = max(0, self._pending - pending)
+            if changed:
+                logger.info(
+                    "optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started
+                )
+
+    async def optimize(self) -> bool:
+        """Build what indexes are due now (blocks the store meanwhile); True when anything changed."""
+        with self._wake:
+            pending = self._pending
+        changed = await self._run(lambda shard: shard.optimize())
+        with self._wake:
+            self._pending = max(0, self._pending - pending)
+        return changed
+
+    # --- VectorStore ------------------------------------------------------------------------------
+
+    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        """Insert or replace by ``memory.id``; flushed to disk before it returns."""
+        if not records:
+            return
+        points = []
+        for record in records:
+            pid, dense = common.check_record(record, self._dimension)
+            sparse = qe.SparseVector(list(record.sparse.indices), [float(v) for v in record.sparse.values])
+            vector: dict[str, Any] = {common.DENSE_VECTOR: dense, common.SPARSE_VECTOR: sparse}
+            points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
+
+        def write(shard: qe.EdgeShard) -> None:
+            shard.update(qe.UpdateOperation.upsert_points(points))
+            shard.flush()
+
+        await self._run(write)
+        self._wrote(len(points))
+
+    async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
+        """Update some payload fields of one memory; False when it does not exist in ``scope``."""
+        pid = common.point_id(memory_id)
+        if pid is None:
+            return False
+        flt = edge_filter(MemoryFilter(scope=scope, ids=[pid]))
+
+        def write(shard: qe.EdgeShard) -> bool:
+            found, _ = shard.scroll(
+                qe.ScrollRequest(limit=1, filter=flt, with_payload=True, with_vector=False)
+            )
+            if not found:
+                return False
+            payload = common.payload_update(common.payload_to_memory(found[0].id, found[0].payload), fields)
+            shard.update(qe.UpdateOperation.set_payload_by_filter(flt, payload))
+            shard.flush()
+            return True
+
+        return await self._run(write)
+
+    async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Delete these ids where they belong to ``scope``; returns how many existed."""
+        if not common.point_ids(ids):
+            return 0
+        flt = edge_filter(MemoryFilter(scope=scope, ids=list(ids)))
+
+        def write(shard: qe.EdgeShard) -> int:
+            existing = shard.count(qe.CountRequest(exact=True, filter=flt))
+            if existing:
+                shard.update(qe.UpdateOperation.delete_points_by_filter(flt))
+                shard.flush()
+            return existing
+
+        return await self._run(write)
+
+    async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+        """The memories among ``ids`` that exist in ``scope``, in no particular order."""
+        wanted = common.point_ids(ids)
+        if not wanted:
+            return []
+        request = qe.ScrollRequest(
+            limit=len(wanted),
+            filter=edge_filter(MemoryFilter(scope=scope, ids=wanted)),
+            with_payload=True,
+            with_vector=False,
+        )
+        records, _ = await self._run(lambda shard: shard.scroll(request))
+        return [common.payload_to_memory(r.id, r.payload) for r in records]
+
+    async def search_dense(self, vector: Sequence[float], flt: MemoryFilter, limit: int) -> list[VectorHit]:
+        """Nearest neighbours by cosine similarity, best first."""
+        common.check_limit(limit)
+        query = qe.Query.Nearest(common.check_dense(vector, self._dimension), using=common.DENSE_VECTOR)
+        request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
+        return _hits(await self._run(lambda shard: shard.query(request)))
+
+    async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
+        """Keyword matches by BM25 (the shard applies IDF), best first."""
+        common.check_limit(limit)
+        common.check_sparse(vector)
+        if not vector.indices:  # a query of stop words only: no keyword can match
+            return []
+        sparse = qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
+        query = qe.Query.Nearest(sparse, using=common.SPARSE_VECTOR)
+        request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
+        return _hits(await self._run(lambda shard: shard.query(request)))
+
+    async def scroll(
+        self, flt: MemoryFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[Memory], str | None]:
+        """A page of memories in id order and the offset of the next page (None at the end)."""
+        common.check_limit(limit)
+        request = qe.ScrollRequest(
+            offset=common.scroll_offset(offset),
+            limit=limit,
+            filter=edge_filter(flt),
+            with_payload=True,
+            with_vector=False,
+        )
+        records, next_offset = await self._run(lambda shard: shard.scroll(request))
+        page = [common.payload_to_memory(r.id, r.payload) for r in records]
+        return page, None if next_offset is None else str(next_offset)
+
+    async def count(self, flt: MemoryFilter) -> int:
+        """How many memories pass ``flt`` (exact)."""
+        request = qe.CountRequest(exact=True, filter=edge_filter(flt))
+        return await self._run(lambda shard: shard.count(request))
+
+    async def thread_counts(self, scope: Scope, limit: int) -> dict[str, int]:
+        """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""
+        common.check_limit(limit)
+        request = qe.FacetRequest(
+            common.THREAD_FIELD, limit=limit, exact=True, filter=edge_filter(MemoryFilter(scope=scope))
+        )
+        response = await self._run(lambda shard: shard.facet(request))
+        hits = sorted(response.hits, key=lambda h: (-h.count, str(h.value)))
+        return {str(h.value): h.count for h in hits}
+
+
+# --- the directory lock and the identity file --------------------------------------------------
+
+
+def _lock_directory(path: Path) -> int:
+    """Take the store's exclusive lock; its file descriptor holds it until closed."""
+    lock_path = path / LOCK_FILE
+    # No O_TRUNC: a process that fails to get the lock must not wipe the owner's pid.
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        owner = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        if owner == str(os.getpid()):
+            raise StoreLockedError(
+                f"The memory store at {path} is already open in this process (pid {owner}); "
+                "open it once and share the store."
+            ) from None
+        raise StoreLockedError(
+            f"The memory store at {path} is already in use by another hybrid-memory process "
+            f"(pid {owner}). Run one shared server (`hybrid-memory serve --transport http`) and "
+            "point every client at it, or set HYBRID_MEMORY_DATA_DIR to another directory."
+        ) from None
+    except OSError as exc:
+        os.close(fd)
+        raise BackendError(f"Could not lock the memory store at {path}: {exc}") from exc
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _read_identity(path: Path) -> common.StoreIdentity | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise BackendError(f"Could not read {path}: {exc}. Restore it or move the store away.") from exc
+    identity = common.StoreIdentity.from_json(data)
+    if identity is None:
+        raise BackendError(f"{path} does not name a model and dimension. Restore it or move the store away.")
+    return identity
+
+
+def _write_identity(path: Path, identity: common.StoreIdentity) -> None:
+    # Written whole or not at all: a torn store.json would make the store unopenable.
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(identity.to_json(), f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

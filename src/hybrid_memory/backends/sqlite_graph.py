@@ -1,0 +1,391 @@
+"""The embedded graph store: notes, links and full-text search in one SQLite file.
+
+Zero set-up default of :class:`~hybrid_memory.backends.base.GraphStore`. SQLite is
+synchronous, so every call runs in a worker thread on **one** connection, one call
+at a time. One connection is enough because SQLite admits a single writer anyway and
+a note lookup takes microseconds; it keeps transactions simple (no connection sees
+another's half-done write) and avoids per-thread connections, which anyio's pooled,
+expiring worker threads would leak. Waiting for the connection happens on a
+``CapacityLimiter(1)`` in the event loop, so queued calls hold no worker thread and
+stay cancellable; the thread lock underneath makes single use a hard invariant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from hybrid_memory.backends import _sqlite_schema
+from hybrid_memory.backends._sqlite_schema import (
+    VALID_AT,
+    fmt_time,
+    fts_query,
+    link_from_row,
+    link_params,
+    note_from_row,
+    note_params,
+    note_where,
+)
+from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
+from hybrid_memory.models import (
+    Direction,
+    Link,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteHit,
+    Relation,
+    Scope,
+)
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# One recursive step of the walk per direction followed: the link column matched to the
+# current note ``w.id``, and the column naming the note reached. "both" uses both steps.
+_STEPS: dict[Direction, tuple[tuple[str, str], ...]] = {
+    Direction.OUT: (("from_id", "to_id"),),
+    Direction.IN: (("to_id", "from_id"),),
+    Direction.BOTH: (("from_id", "to_id"), ("to_id", "from_id")),
+}
+
+
+def _not_found(note_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
+    )
+
+
+def _write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """Run ``fn`` in one write transaction; IMMEDIATE takes the write lock up front,
+    so a busy database fails at BEGIN (after busy_timeout) rather than half-way."""
+    return _transaction(conn, fn, "BEGIN IMMEDIATE")
+
+
+def _transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T], begin: str) -> T:
+    conn.execute(begin)
+    try:
+        result = fn(conn)
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
+    conn.commit()
+    return result
+
+
+class SqliteGraphStore:
+    """:class:`~hybrid_memory.backends.base.GraphStore` in a single SQLite file (WAL, FTS5).
+
+    Nothing happens until :meth:`open`. Several processes may open the same file;
+    a writer waits up to ``timeout_s`` for another one before giving up.
+    """
+
+    def __init__(self, path: Path, *, timeout_s: float = 10.0) -> None:
+        self._path = path
+        self._timeout_s = timeout_s
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    async def open(self) -> None:
+        """Open (creating the file and its directory if needed) and create the schema."""
+        if self._conn is not None:
+            return
+        self._limiter = anyio.CapacityLimiter(1)
+        self._conn = await anyio.to_thread.run_sync(self._connect, limiter=self._limiter)
+        logger.info("graph store open at %s", self._path)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: the module never opens transactions behind our back;
+            # writes go through _write().
+            conn = sqlite3.connect(
+                self._path, timeout=self._timeout_s, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise BackendError(f"Cannot open the graph store at {self._path}: {exc}") from exc
+        try:
+            conn.row_factory = sqlite3.Row
+            _sqlite_schema.configure(conn, timeout_s=self._timeout_s)
+            _sqlite_schema.ensure_schema(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._translate(exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    async def close(self) -> None:
+        """Close the connection; safe to call twice."""
+        if self._conn is None:
+            return
+        conn = self._conn
+        await self._run(lambda _: conn.close())
+        self._conn = None
+
+    def _translate(self, exc: sqlite3.Error) -> BackendError:
+        if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+            "database is locked" in str(exc)
+        ):
+            return BackendUnavailableError(
+                f"The graph store at {self._path} stayed locked by another process for more than "
+                f"{self._timeout_s:g} s. Retry shortly, or stop the other hybrid-memory process."
+            )
+        return BackendError(f"The graph store at {self._path} failed: {exc}")
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` on the connection in a worker thread, mapping sqlite3 errors to ours."""
+        conn, limiter = self._conn, self._limiter
+        if conn is None or limiter is None:
+            raise RuntimeError("SqliteGraphStore is not open; call open() first.")
+
+        def call() -> T:
+            with self._lock:
+                try:
+                    return fn(conn)
+                except sqlite3.Error as exc:
+                    raise self._translate(exc) from exc
+
+        return await anyio.to_thread.run_sync(call, limiter=limiter)
+
+    # -- notes ---------------------------------------------------------------------------------
+
+    async def upsert_note(self, note: Note) -> None:
+        """Insert or replace every field of the note with this id.
+
+        Raises ``ConflictError`` when the id belongs to another scope: ids are global,
+        and replacing would move someone else's note.
+        """
+        # ON CONFLICT DO UPDATE rather than INSERT OR REPLACE: REPLACE deletes the old
+        # row first, which would cascade to the note's links.
+        sql = """
+            INSERT INTO notes (id, project, user, content, type, tags, importance, thread_id,
+                               created, modified, valid_from, valid_to)
+            VALUES (:id, :project, :user, :content, :type, :tags, :importance, :thread_id,
+                    :created, :modified, :valid_from, :valid_to)
+            ON CONFLICT (id) DO UPDATE SET
+                content = excluded.content, type = excluded.type, tags = excluded.tags,
+                importance = excluded.importance, thread_id = excluded.thread_id,
+                created = excluded.created, modified = excluded.modified,
+                valid_from = excluded.valid_from, valid_to = excluded.valid_to
+            WHERE notes.project = excluded.project AND notes.user = excluded.user
+        """
+        params = note_params(note)
+
+        def upsert(conn: sqlite3.Connection) -> None:
+            # No row changed means the id exists and the WHERE (same scope) refused it.
+            if conn.execute(sql, params).rowcount == 0:
+                raise ConflictError(
+                    f"Note id '{note.id}' is already used in another project or by another user; "
+                    "choose a different id."
+                )
+
+        await self._run(lambda conn: _write(conn, upsert))
+
+    async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
+        """The notes among ``ids`` in ``scope``; unknown ids and other scopes' ids are skipped."""
+        if not ids:
+            return []
+        # One JSON parameter instead of one per id: no limit on the number of ids.
+        sql = """
+            SELECT * FROM notes
+            WHERE project = ? AND user = ? AND id IN (SELECT value FROM json_each(?))
+        """
+        params = (scope.project, scope.user, json.dumps(list(ids), ensure_ascii=False))
+        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        return [note_from_row(row) for row in rows]
+
+    async def delete_note(self, scope: Scope, note_id: str) -> bool:
+        """Delete a note; its links go with it (``ON DELETE CASCADE``). False when absent."""
+        sql = "DELETE FROM notes WHERE project = ? AND user = ? AND id = ?"
+        params = (scope.project, scope.user, note_id)
+        count = await self._run(lambda conn: _write(conn, lambda c: c.execute(sql, params).rowcount))
+        return count > 0
+
+    async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
+        """Notes matching ``flt``, newest ``created`` first (ties: id descending)."""
+        where, params = note_where(flt)
+        sql = (
+            f"SELECT n.* FROM notes AS n WHERE {where}"
+            " ORDER BY n.created DESC, n.id DESC LIMIT :limit OFFSET :offset"
+        )
+        params.update(limit=max(limit, 0), offset=max(offset, 0))
+        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        return [note_from_row(row) for row in rows]
+
+    async def count_notes(self, flt: NoteFilter) -> int:
+        where, params = note_where(flt)
+        sql = f"SELECT count(*) FROM notes AS n WHERE {where}"
+        row = await self._run(lambda conn: conn.execute(sql, params).fetchone())
+        return int(row[0])
+
+    async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
+        """Full-text search over content and tags, best BM25 match first.
+
+        Scores are ``-bm25()``: positive, higher is better. Any text is accepted; a query
+        with no searchable word returns [].
+        """
+        query = fts_query(text)
+        if query is None or limit <= 0:
+            return []
+        where, params = note_where(flt)
+        sql = f"""
+            SELECT n.*, bm25(notes_fts) AS rank
+            FROM notes_fts JOIN notes AS n ON n.seq = notes_fts.rowid
+            WHERE notes_fts MATCH :query AND {where}
+            ORDER BY rank, n.created DESC, n.id
+            LIMIT :limit
+        """
+        params.update(query=query, limit=limit)
+        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        return [NoteHit(note=note_from_row(row), score=-float(row["rank"])) for row in rows]
+
+    # -- links ---------------------------------------------------------------------------------
+
+    async def upsert_link(self, link: Link) -> Link:
+        """Create the link, or update strength and validity of the one with the same
+        (scope, from, to, relation), keeping its ``created``. Returns what is stored.
+
+        Raises ``NotFoundError`` naming an endpoint that is not a note of the link's scope.
+        """
+        sql = """
+            INSERT INTO links (project, user, from_id, to_id, relation, strength, created,
+                               valid_from, valid_to)
+            VALUES (:project, :user, :from_id, :to_id, :relation, :strength, :created,
+                    :valid_from, :valid_to)
+            ON CONFLICT (project, user, from_id, to_id, relation) DO UPDATE SET
+                strength = excluded.strength, valid_from = excluded.valid_from,
+                valid_to = excluded.valid_to
+        """
+        params = link_params(link)
+
+        def upsert(conn: sqlite3.Connection) -> Link:
+            # Checked here, not left to the foreign key, to name the missing note.
+            found = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM notes WHERE project = ? AND user = ? AND id IN (?, ?)",
+                    (link.project, link.user, link.from_id, link.to_id),
+                )
+            }
+            for note_id in (link.from_id, link.to_id):
+                if note_id not in found:
+                    raise _not_found(note_id)
+            conn.execute(sql, params)
+            stored = conn.execute(
+                "SELECT * FROM links"
+                " WHERE project = ? AND user = ? AND from_id = ? AND to_id = ? AND relation = ?",
+                (link.project, link.user, link.from_id, link.to_id, link.relation.value),
+            )
+            return link_from_row(stored.fetchone())
+
+        return await self._run(lambda conn: _write(conn, upsert))
+
+    async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:
+        """Delete one link; False when it did not exist in ``scope``."""
+        sql = (
+            "DELETE FROM links WHERE project = ? AND user = ? AND from_id = ? AND to_id = ? AND relation = ?"
+        )
+        params = (scope.project, scope.user, from_id, to_id, relation.value)
+        count = await self._run(lambda conn: _write(conn, lambda c: c.execute(sql, params).rowcount))
+        return count > 0
+
+    async def neighbourhood(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        depth: int,
+        relations: Sequence[Relation] | None,
+        direction: Direction,
+        valid_at: datetime | None = None,
+        limit: int = 100,
+    ) -> Neighbourhood:
+        """Notes within ``depth`` hops of ``note_id``, each once at its smallest depth,
+        nearest first then oldest ``created`` first, at most ``limit``; and the links
+        (passing the same filters) between the start note and those notes.
+
+        An unknown start note, ``depth < 1``, ``limit < 1`` or ``relations=[]`` give an
+        empty neighbourhood. Notes not valid at ``valid_at`` are neither returned nor walked through.
+        """
+        if depth < 1 or limit < 1 or (relations is not None and not relations):
+            return Neighbourhood(notes=[], links=[])
+        params: dict[str, Any] = {
+            "project": scope.project,
+            "user": scope.user,
+            "start": note_id,
+            "depth": depth,
+            "limit": limit,
+        }
+        link_filter = ""
+        note_filter = ""
+        if relations is not None:
+            link_filter += " AND l.relation IN (SELECT value FROM json_each(:relations))"
+            params["relations"] = json.dumps([r.value for r in relations])
+        if valid_at is not None:
+            link_filter += " AND " + VALID_AT.format(a="l")
+            note_filter = " AND " + VALID_AT.format(a="n")
+            params["at"] = fmt_time(valid_at)
+        # One SELECT per step, each an index lookup (the primary key for from_id, links_scope_to
+        # for to_id); an OR of both would make SQLite scan every link of the scope instead.
+        # CROSS JOIN pins the join order for the same reason. UNION (not UNION ALL) drops
+        # repeated (id, depth) rows and depth is bounded, so cycles terminate; MIN(depth)
+        # below then keeps each note once.
+        steps = "\n                UNION\n".join(
+            f"""
+                SELECT l.{reached}, w.depth + 1
+                FROM walk AS w
+                CROSS JOIN links AS l
+                    ON l.project = :project AND l.user = :user AND l.{matched} = w.id{link_filter}
+                CROSS JOIN notes AS n
+                    ON n.project = :project AND n.user = :user AND n.id = l.{reached}{note_filter}
+                WHERE w.depth < :depth"""
+            for matched, reached in _STEPS[direction]
+        )
+        walk_sql = f"""
+            WITH RECURSIVE walk (id, depth) AS (
+                SELECT :start, 0
+                UNION{steps}
+            ),
+            nearest (id, depth) AS (
+                SELECT id, MIN(depth) FROM walk WHERE id <> :start GROUP BY id
+            )
+            SELECT n.* FROM nearest JOIN notes AS n ON n.id = nearest.id
+            ORDER BY nearest.depth, n.created, n.id
+            LIMIT :limit
+        """
+        links_sql = f"""
+            SELECT l.* FROM links AS l
+            WHERE l.project = :project AND l.user = :user
+              AND l.from_id IN (SELECT value FROM json_each(:ids))
+              AND l.to_id IN (SELECT value FROM json_each(:ids)){link_filter}
+            ORDER BY l.from_id, l.to_id, l.relation
+        """
+
+        def walk(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+            note_rows = conn.execute(walk_sql, params).fetchall()
+            if not note_rows:
+                return [], []
+            ids = [note_id, *(row["id"] for row in note_rows)]
+            link_rows = conn.execute(links_sql, {**params, "ids": json.dumps(ids, ensure_ascii=False)})
+            return note_rows, link_rows.fetchall()
+
+        # One read transaction: both queries see the same snapshot even while another process writes.
+        note_rows, link_rows = await self._run(lambda conn: _transaction(conn, walk, "BEGIN"))
+        return Neighbourhood(
+            notes=[note_from_row(row) for row in note_rows],
+            links=[link_from_row(row) for row in link_rows],
+        )

@@ -1,0 +1,134 @@
+"""The ``hybrid-memory`` command. Logs go to stderr: over stdio, stdout is the protocol."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from hybrid_memory import __version__
+from hybrid_memory.errors import HybridMemoryError
+from hybrid_memory.settings import Settings, load_settings
+
+logger = logging.getLogger("hybrid_memory")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hybrid-memory", description="Long-term memory for AI agents over MCP.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the MCP server")
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    for p in (serve,):
+        p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+        p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
+    _add_eval_parser(sub)
+    return parser
+
+
+def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    evaluate = sub.add_parser("eval", help="measure retrieval quality on a benchmark through the real server")
+    benchmarks = evaluate.add_subparsers(dest="benchmark", required=True)
+    locomo = benchmarks.add_parser("locomo", help="LoCoMo (locomo10.json): recall@k, hit@k, nDCG@10, latency")
+    locomo.add_argument("path", type=Path, help="the LoCoMo JSON file (locomo10.json)")
+    locomo.add_argument("--out", type=Path, default=Path("locomo-results.json"), help="JSON results file")
+    locomo.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
+    locomo.add_argument("--limit", type=int, default=20, help="recall_memory limit per question (default 20)")
+    locomo.add_argument(
+        "--baselines", action=argparse.BooleanOptionalAction, default=True, help="also run BM25, dense, RRF"
+    )
+    # The server under test gets its own temporary data dir and one project per conversation.
+    evaluate.set_defaults(data_dir=None, project=None)
+
+
+def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.evaluation import evaluate_locomo, format_report, write_json
+
+    report = anyio.run(
+        lambda: evaluate_locomo(
+            args.path,
+            embedding=settings.embedding,
+            conversations=args.conversations,
+            limit=args.limit,
+            baselines=args.baselines,
+        )
+    )
+    print(format_report(report))  # the eval is a client: its report belongs on stdout
+    write_json(report, args.out)
+    logger.info("results written to %s", args.out)
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {k: v for k, v in {"data_dir": args.data_dir, "project": args.project}.items() if v is not None}
+    return load_settings(**overrides)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> None:
+    from hybrid_memory.server import build_server
+
+    server = build_server(settings)
+    logger.info(
+        "serving over %s; vectors: %s, graph: %s, data dir: %s",
+        args.transport,
+        settings.resolved_vector_backend,
+        settings.resolved_graph_backend,
+        settings.data_dir,
+    )
+    if args.transport == "http":
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run("stdio")
+
+
+def _first_domain_error(exc: BaseException) -> HybridMemoryError | None:
+    """Our error inside whatever task groups wrapped it on the way out."""
+    if isinstance(exc, HybridMemoryError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _first_domain_error(inner)
+            if found is not None:
+                return found
+    if exc.__cause__ is not None:
+        return _first_domain_error(exc.__cause__)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+    except ValidationError as exc:
+        print(f"hybrid-memory: invalid settings:\n{exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        if args.command == "serve":
+            _serve(args, settings)
+        elif args.command == "eval":
+            return _eval(args, settings)
+    except KeyboardInterrupt:
+        return 130
+    except BaseException as exc:
+        domain = _first_domain_error(exc)
+        if domain is None:
+            raise
+        print(f"hybrid-memory: {domain}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

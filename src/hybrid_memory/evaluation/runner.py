@@ -1,0 +1,217 @@
+"""LoCoMo through the real server: ``hybrid-memory serve`` as a child process, over MCP stdio.
+
+This module is an MCP *client*, like the CLI: it imports ``mcp`` to drive the
+server exactly as a user's agent would, so what it measures includes the
+protocol, the tool layer and the process boundary.
+
+Each conversation gets its own server process and its own project scope
+(``HYBRID_MEMORY_PROJECT=<conversation id>``), all in one temporary data dir, so
+the scope filter is exercised as the store grows. Per conversation:
+
+1. a first ``recall_memory`` loads the model (timed as start-up, not as a query);
+2. each session is one ``remember_thread`` call: thread ``session_<n>``, one
+   message per turn with the turn's ``dia_id`` as message id, the session's date
+   as ``created_at``, ``"<speaker>: <text>"`` (plus ``" [image: <caption>]"``)
+   as content, the first speaker as ``user`` and the second as ``assistant``;
+3. each question is one ``recall_memory(query=question, limit=limit)`` across
+   all threads; the ranked ``message_id``s are what is scored. A message result
+   without a ``message_id`` is counted and keeps its rank as a miss.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from hybrid_memory.embeddings import build_embedder
+from hybrid_memory.errors import HybridMemoryError
+from hybrid_memory.evaluation.baselines import bm25_run, dense_run, rrf_run
+from hybrid_memory.evaluation.locomo import Conversation, Dataset, RetrieverRun, Session, load_locomo
+from hybrid_memory.evaluation.report import build_report
+from hybrid_memory.settings import EmbeddingSettings
+
+logger = logging.getLogger(__name__)
+
+SERVER_RUN = "hybrid-memory"
+BASELINE_DEPTH = 100
+"""How deep each baseline ranks before fusion; every ranking is cut to the recall limit for scoring."""
+CALL_TIMEOUT_S = 300.0
+WARM_UP_QUERY = "warm-up: load the embedding model"
+
+
+class EvaluationError(HybridMemoryError):
+    """The server refused a call or answered without structured content."""
+
+
+def server_env(data_dir: Path, project: str, model_path: Path | None) -> dict[str, str]:
+    """The child's environment: ours, minus remote stores, pinned to embedded stores in ``data_dir``.
+
+    Other ``HYBRID_MEMORY_*`` variables (ranking weights, chunk sizes, the model)
+    pass through, so a user can evaluate a configuration by exporting it.
+    """
+    remote = ("QDRANT_", "NEO4J_", "HYBRID_MEMORY_QDRANT_", "HYBRID_MEMORY_NEO4J_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(remote)}
+    env.update(
+        HYBRID_MEMORY_DATA_DIR=str(data_dir),
+        HYBRID_MEMORY_PROJECT=project,
+        HYBRID_MEMORY_VECTOR_BACKEND="edge",
+        HYBRID_MEMORY_GRAPH_BACKEND="sqlite",
+    )
+    env.setdefault("HYBRID_MEMORY_LOG_LEVEL", "WARNING")
+    if model_path is not None:
+        env["HYBRID_MEMORY_EMBEDDING_MODEL_PATH"] = str(model_path)
+    return env
+
+
+def session_messages(conv: Conversation, session: Session) -> list[dict[str, Any]]:
+    """The ``remember_thread`` messages of one session."""
+    return [
+        {
+            "role": "user" if turn.speaker == conv.speaker_a else "assistant",
+            "content": turn.content,
+            "id": turn.dia_id,
+            "created_at": session.date.isoformat(),
+        }
+        for turn in session.turns
+    ]
+
+
+async def _call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments, read_timeout_seconds=CALL_TIMEOUT_S)
+    if result.is_error:
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        raise EvaluationError(f"{tool} failed: {text or 'no message'}")
+    if result.structured_content is None:
+        raise EvaluationError(f"{tool} returned no structured content")
+    return dict(result.structured_content)
+
+
+class _Tally:
+    """Counts that belong in the report: what ingest stored, what recall returned."""
+
+    def __init__(self) -> None:
+        self.ingest = Counter[str]()
+        self.results = Counter[str]()
+        self.evidence_channels = Counter[str]()
+        self.warm_up_s: list[float] = []
+
+
+def _ranked_ids(hits: list[dict[str, Any]], evidence: tuple[str, ...], tally: _Tally) -> list[str]:
+    ranked = []
+    for rank, hit in enumerate(hits, start=1):
+        kind = str(hit.get("kind"))
+        tally.results[f"kind:{kind}"] += 1
+        message_id = hit.get("message_id")
+        if kind == "message" and not message_id:
+            tally.results["message without message_id"] += 1
+        if kind != "message" or not message_id:
+            ranked.append(f"<{kind}:{hit.get('id')}>")  # keeps its rank, matches no evidence
+            continue
+        ranked.append(str(message_id))
+        if rank <= 10 and message_id in evidence:
+            tally.evidence_channels["+".join(sorted(hit.get("channels") or ["none"]))] += 1
+    return ranked
+
+
+async def _run_conversation(
+    conv: Conversation, data_dir: Path, model_path: Path | None, limit: int, run: RetrieverRun, tally: _Tally
+) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hybrid_memory", "serve"],
+        env=server_env(data_dir, conv.id, model_path),
+    )
+    started = perf_counter()
+    async with Client(params) as client:
+        await _call(client, "recall_memory", {"query": WARM_UP_QUERY, "limit": 1})
+        tally.warm_up_s.append(perf_counter() - started)
+
+        started = perf_counter()
+        for session in conv.sessions:
+            stored = await _call(
+                client,
+                "remember_thread",
+                {"thread_id": f"session_{session.number}", "messages": session_messages(conv, session)},
+            )
+            for field in ("stored", "unchanged", "skipped", "chunks"):
+                tally.ingest[field] += int(stored[field])
+        ingest_s = perf_counter() - started
+        run.ingest_s = (run.ingest_s or 0.0) + ingest_s
+
+        query_s: list[float] = []
+        for question in conv.questions:
+            started = perf_counter()
+            found = await _call(client, "recall_memory", {"query": question.text, "limit": limit})
+            query_s.append(perf_counter() - started)
+            run.rankings[question.key] = _ranked_ids(found["results"], question.evidence, tally)
+        run.latencies_s.extend(query_s)
+    logger.info(
+        "%s: %d turns remembered in %.1f s, %d questions in %.1f s",
+        conv.id,
+        len(conv.turns),
+        ingest_s,
+        len(conv.questions),
+        sum(query_s),
+    )
+
+
+async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -> RetrieverRun:
+    """Every conversation through a fresh ``hybrid-memory serve`` over stdio; the rankings and timings."""
+    run = RetrieverRun(name=SERVER_RUN, ingest_s=0.0)
+    tally = _Tally()
+    with tempfile.TemporaryDirectory(prefix="hybrid-memory-locomo-") as tmp:
+        for conv in dataset.conversations:
+            await _run_conversation(conv, Path(tmp), model_path, limit, run, tally)
+    run.details = {
+        "transport": "stdio",
+        "limit": limit,
+        "ingest": dict(tally.ingest),
+        "results": dict(tally.results),
+        "messages_without_message_id": tally.results["message without message_id"],
+        "evidence_hits_at_10_by_channels": dict(tally.evidence_channels.most_common()),
+        "start_up_s": {
+            "per_server_mean": sum(tally.warm_up_s) / max(1, len(tally.warm_up_s)),
+            "total": sum(tally.warm_up_s),
+        },
+    }
+    return run
+
+
+async def evaluate_locomo(
+    path: Path,
+    *,
+    embedding: EmbeddingSettings,
+    conversations: int | None = None,
+    limit: int = 20,
+    baselines: bool = True,
+) -> dict[str, Any]:
+    """The whole benchmark: the server over stdio, then the baselines in this process; the report.
+
+    ``embedding`` is the model configuration the server will read from the same
+    environment; the dense baseline loads the same model.
+    """
+    dataset = load_locomo(path, conversations=conversations)
+    logger.info(
+        "LoCoMo: %d conversations, %d questions; evidence repair: %s",
+        len(dataset.conversations),
+        len(dataset.questions),
+        {k: v for k, v in dataset.repair.as_dict().items() if k != "examples"},
+    )
+    runs = [await server_run(dataset, model_path=embedding.model_path, limit=limit)]
+    if baselines:
+        bm25 = bm25_run(dataset, BASELINE_DEPTH)
+        embedder = build_embedder(embedding)
+        try:
+            dense = await dense_run(dataset, embedder, BASELINE_DEPTH)
+        finally:
+            await embedder.close()
+        runs += [bm25, dense, rrf_run("rrf(bm25,dense)", [bm25, dense], BASELINE_DEPTH)]
+    return build_report(dataset, runs, path=path, limit=limit)

@@ -1,0 +1,152 @@
+"""The hybrid ranker, as pure functions: fusion, recency, importance, diversity, packing.
+
+Nothing here does I/O; every function is tested with literal inputs.
+
+A *channel* is one way of finding candidates (``dense`` vectors, ``keyword`` BM25
+over memories, ``graph`` notes by full text, ``neighbour`` notes linked to strong
+hits). Each channel returns ids best first; fusion turns ranks into one relevance
+score, and the final score mixes relevance with recency and importance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+DEFAULT_IMPORTANCE = 0.5
+
+
+@dataclass(frozen=True)
+class ChannelHit:
+    """One candidate as one channel saw it."""
+
+    id: str
+    rank: int
+    """1-based rank within the channel."""
+    score: float
+    """The channel's own score (cosine, BM25, ...), kept for explanation only."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    relevance: float = 0.5
+    recency: float = 0.3
+    importance: float = 0.2
+    half_life_days: float = 30.0
+    rrf_k: int = 60
+    channel: Mapping[str, float] = field(default_factory=dict)
+    """Per-channel multipliers for fusion; a channel not named weighs 1.0."""
+
+
+@dataclass(frozen=True)
+class Fused:
+    """A candidate after fusion: its relevance and how each channel ranked it."""
+
+    id: str
+    relevance: float
+    ranks: dict[str, int]
+    scores: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    id: str
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+    ranks: dict[str, int]
+    scores: dict[str, float]
+
+
+def rrf(channels: Mapping[str, Sequence[ChannelHit]], *, k: int = 60, weights: Mapping[str, float] | None = None) -> list[Fused]:
+    """Weighted reciprocal-rank fusion, normalised to 0..1.
+
+    Each channel adds ``w / (k + rank)``; the sum is divided by the best possible
+    sum (rank 1 in every channel that returned anything), so 1.0 means "first
+    everywhere". Ties break by the best single rank, then by id, so the order is
+    deterministic.
+    """
+    weights = weights or {}
+    totals: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    scores: dict[str, dict[str, float]] = {}
+    ceiling = 0.0
+    for name, hits in channels.items():
+        if not hits:
+            continue
+        w = weights.get(name, 1.0)
+        ceiling += w / (k + 1)
+        for hit in hits:
+            totals[hit.id] = totals.get(hit.id, 0.0) + w / (k + hit.rank)
+            ranks.setdefault(hit.id, {})[name] = hit.rank
+            scores.setdefault(hit.id, {})[name] = hit.score
+    if ceiling == 0.0:
+        return []
+    fused = [Fused(id=i, relevance=t / ceiling, ranks=ranks[i], scores=scores[i]) for i, t in totals.items()]
+    fused.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return fused
+
+
+def recency(created_at: datetime, now: datetime, *, half_life_days: float) -> float:
+    """Exponential decay: 1.0 now, 0.5 after one half-life; future dates count as now."""
+    age_days = max(0.0, (now - created_at).total_seconds() / 86_400)
+    return math.pow(0.5, age_days / half_life_days)
+
+
+def final_scores(
+    fused: Iterable[Fused],
+    *,
+    created_at: Callable[[str], datetime],
+    importance: Callable[[str], float | None],
+    now: datetime,
+    weights: Weights,
+) -> list[Ranked]:
+    """Mix relevance, recency and importance linearly; best first.
+
+    Weights are normalised by their sum, so the score stays in 0..1 whatever the
+    caller configures.
+    """
+    total = weights.relevance + weights.recency + weights.importance
+    if total <= 0:
+        raise ValueError("at least one ranking weight must be positive")
+    ranked = []
+    for f in fused:
+        rec = recency(created_at(f.id), now, half_life_days=weights.half_life_days)
+        imp = importance(f.id)
+        imp = DEFAULT_IMPORTANCE if imp is None else imp
+        score = (weights.relevance * f.relevance + weights.recency * rec + weights.importance * imp) / total
+        ranked.append(
+            Ranked(
+                id=f.id, score=score, relevance=f.relevance, recency=rec, importance=imp, ranks=f.ranks, scores=f.scores
+            )
+        )
+    ranked.sort(key=lambda r: (-r.score, -r.relevance, r.id))
+    return ranked
+
+
+def dedupe_by(items: Sequence[Ranked], key: Callable[[str], str]) -> list[Ranked]:
+    """Keep the best item of each group (items must be sorted best first)."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        group = key(item.id)
+        if group in seen:
+            continue
+        seen.add(group)
+        out.append(item)
+    return out
+
+
+def pack_to_budget(items: Sequence[Ranked], tokens: Callable[[str], int], max_tokens: int) -> list[Ranked]:
+    """Greedy packing, best first: take each item that still fits the budget."""
+    out = []
+    used = 0
+    for item in items:
+        cost = tokens(item.id)
+        if used + cost <= max_tokens:
+            out.append(item)
+            used += cost
+    return out

@@ -1,0 +1,99 @@
+"""Build the MCP server: one ``MemoryService`` per process, opened and closed by the lifespan."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+
+from hybrid_memory import __version__
+from hybrid_memory.backends import open_graph_store, open_vector_store
+from hybrid_memory.embeddings import build_embedder
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.models import Scope
+from hybrid_memory.service import MemoryService
+from hybrid_memory.settings import Settings
+from hybrid_memory.tools import register_tools
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+Long-term memory across conversations. Call recall_memory before answering anything that may depend
+on earlier sessions (the user's preferences, decisions, facts, past work). Call remember_thread at the
+end of a conversation (or every few turns) with its user and assistant messages. Distil durable knowledge
+into typed notes with create_note and connect them with create_link; get_linked_notes walks from a note
+to what is known around it. forget deletes a memory, a note, or a whole thread."""
+
+
+@dataclass(frozen=True)
+class AppContext:
+    """What every tool receives through ``ctx.request_context.lifespan_context``."""
+
+    service: MemoryService
+    scope: Scope
+
+
+@asynccontextmanager
+async def open_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
+    """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit."""
+    owned = embedder is None
+    if embedder is None:
+        embedder = build_embedder(settings.embedding)
+    try:
+        async with (
+            open_vector_store(settings, dimension=embedder.dimension, model=embedder.model_name) as vectors,
+            open_graph_store(settings) as graph,
+        ):
+            service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
+            scope = Scope(project=settings.project or "default", user=settings.user)
+            repaired = await service.repair(scope)
+            if repaired:
+                logger.warning("re-indexed %d notes whose vector copy was missing", repaired)
+            async with anyio.create_task_group() as tg:
+                # The model loads in the background, after the handshake, so the client never waits on it.
+                tg.start_soon(_warm_up, embedder)
+                try:
+                    yield AppContext(service=service, scope=scope)
+                finally:
+                    tg.cancel_scope.cancel()
+    finally:
+        if owned:
+            await embedder.close()
+
+
+async def _warm_up(embedder: Embedder) -> None:
+    warm_up = getattr(embedder, "warm_up", None)
+    if warm_up is None:
+        return
+    try:
+        await warm_up()
+    except Exception:  # the first real call reports the same failure to the model, clearly
+        logger.exception("embedding model failed to load in the background")
+
+
+def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPServer[AppContext]:
+    """The MCP server with every tool registered; nothing is opened until a transport runs it.
+
+    ``embedder`` lets several servers share one loaded model (tests, benchmarks); the
+    server then leaves closing it to the caller.
+    """
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
+        async with open_app(settings, embedder) as app:
+            yield app
+
+    server: MCPServer[AppContext] = MCPServer(
+        "hybrid-memory",
+        title="Hybrid memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=lifespan,
+        log_level=settings.log_level,
+    )
+    register_tools(server)
+    return server

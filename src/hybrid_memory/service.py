@@ -1,0 +1,605 @@
+"""MemoryService: the use cases, over the storage protocols and the embedder.
+
+Sources of truth: the vector store owns conversation memories; the graph store
+owns notes and links, and the vector store keeps a searchable copy of each note
+under the note's id. A note is written to the graph first, then indexed; if the
+second write fails the note still exists, and :meth:`MemoryService.repair`
+(run at start-up) re-indexes it. Recall never returns a note memory whose graph
+note is gone: such orphans are dropped from results and deleted on repair.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import anyio
+
+from hybrid_memory import ranking
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.embeddings.chunking import chunk_text
+from hybrid_memory.embeddings.sparse import Bm25Encoder
+from hybrid_memory.errors import BackendError, InvalidInputError, NotFoundError
+from hybrid_memory.models import (
+    Direction,
+    ForgetResult,
+    Link,
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryRecord,
+    MessageIn,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteType,
+    RecallHit,
+    RecallResult,
+    Relation,
+    RememberResult,
+    Scope,
+    ThreadInfo,
+    ThreadList,
+    utcnow,
+)
+from hybrid_memory.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+REMEMBERED_ROLES = frozenset({"user", "assistant"})
+_ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
+# Links of these kinds say the target is no longer true: the older note's validity ends.
+CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    thread_id: str | None = None
+    limit: int = 5
+    kinds: Sequence[MemoryKind] | None = None
+    note_types: Sequence[NoteType] | None = None
+    tags: Sequence[str] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    include_invalid: bool = False
+
+
+def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
+    """Deterministic id of a message chunk: remembering a thread twice writes the same ids."""
+    key = "\x1f".join((scope.project, scope.user, thread_id, message_id, str(chunk_index)))
+    return str(uuid.uuid5(_ID_NAMESPACE, key))
+
+
+def _message_text(message: MessageIn) -> tuple[str, int]:
+    """The remembered text of a message and how many of its blocks were left out."""
+    if isinstance(message.content, str):
+        return message.content.strip(), 0
+    texts = [b.text for b in message.content if b.type == "text" and b.text]
+    return "\n".join(texts).strip(), len(message.content) - len(texts)
+
+
+class MemoryService:
+    """Every use case of the memory server. Tools call this; it never imports ``mcp``."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        vectors: VectorStore,
+        graph: GraphStore,
+        embedder: Embedder,
+        sparse: Bm25Encoder | None = None,
+    ) -> None:
+        self._settings = settings
+        self._vectors = vectors
+        self._graph = graph
+        self._embedder = embedder
+        self._sparse = sparse or Bm25Encoder()
+        r = settings.ranking
+        self._weights = ranking.Weights(
+            relevance=r.relevance_weight,
+            recency=r.recency_weight,
+            importance=r.importance_weight,
+            half_life_days=r.recency_half_life_days,
+            rrf_k=r.rrf_k,
+        )
+
+    # --- validation helpers -------------------------------------------------------
+
+    def _text(self, value: str, what: str) -> str:
+        text = value.strip()
+        if not text:
+            raise InvalidInputError(f"{what} is empty. Pass the text to remember.")
+        limit = self._settings.max_content_chars
+        if len(text) > limit:
+            raise InvalidInputError(
+                f"{what} has {len(text):,} characters; the limit is {limit:,}. "
+                "Split it into several notes or messages, or summarise it first."
+            )
+        return text
+
+    @staticmethod
+    def _tags(tags: Sequence[str]) -> list[str]:
+        clean = sorted({t.strip() for t in tags if t.strip()})
+        if len(clean) > MAX_TAGS:
+            raise InvalidInputError(f"{len(clean)} tags given; at most {MAX_TAGS} are allowed.")
+        for tag in clean:
+            if len(tag) > MAX_TAG_CHARS:
+                raise InvalidInputError(f"Tag '{tag[:20]}…' is longer than {MAX_TAG_CHARS} characters.")
+        return clean
+
+    @staticmethod
+    def _identifier(value: str, what: str) -> str:
+        ident = value.strip()
+        if not ident:
+            raise InvalidInputError(f"{what} is empty. Pass a non-empty {what}.")
+        if len(ident) > 256:
+            raise InvalidInputError(f"{what} is longer than 256 characters.")
+        return ident
+
+    # --- embedding --------------------------------------------------------------------
+
+    async def _records(self, memories: Sequence[Memory]) -> list[MemoryRecord]:
+        dense = await self._embedder.embed_documents([m.text for m in memories])
+        return [
+            MemoryRecord(memory=m, dense=d, sparse=self._sparse.encode_document(m.text))
+            for m, d in zip(memories, dense, strict=True)
+        ]
+
+    def _chunks(self, text: str) -> list[str]:
+        return chunk_text(
+            text,
+            tokenizer=self._embedder,
+            max_tokens=self._settings.chunk_tokens,
+            overlap_tokens=self._settings.chunk_overlap_tokens,
+        )
+
+    # --- threads ---------------------------------------------------------------------
+
+    async def remember_thread(self, scope: Scope, thread_id: str, messages: Sequence[MessageIn]) -> RememberResult:
+        """Store a thread's user and assistant messages, chunked; idempotent per message."""
+        thread_id = self._identifier(thread_id, "thread_id")
+        if not messages:
+            raise InvalidInputError("messages is empty. Pass the thread's messages as [{role, content}, ...].")
+        if len(messages) > self._settings.max_messages:
+            raise InvalidInputError(
+                f"{len(messages)} messages in one call; the limit is {self._settings.max_messages}. "
+                "Send the thread in several calls with the same thread_id."
+            )
+        now = utcnow()
+        skipped: dict[str, int] = {}
+        planned: list[Memory] = []
+        per_message: list[list[str]] = []
+        seen_ids: dict[str, int] = {}
+        for index, message in enumerate(messages):
+            role = message.role.strip().lower()
+            if role not in REMEMBERED_ROLES:
+                skipped[f"role:{role or 'missing'}"] = skipped.get(f"role:{role or 'missing'}", 0) + 1
+                continue
+            text, left_out = _message_text(message)
+            if left_out:
+                skipped["non-text blocks"] = skipped.get("non-text blocks", 0) + left_out
+            if not text:
+                skipped["empty"] = skipped.get("empty", 0) + 1
+                continue
+            text = self._text(text, f"messages[{index}].content")
+            message_id = message.id.strip() if message.id and message.id.strip() else None
+            if message_id is None:
+                digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
+                message_id = f"h-{digest}"
+            # The same id twice in one call (a repeated "ok"): keep both, distinctly.
+            occurrence = seen_ids.get(message_id, 0)
+            seen_ids[message_id] = occurrence + 1
+            if occurrence:
+                message_id = f"{message_id}#{occurrence}"
+            chunks = self._chunks(text)
+            created = message.created_at or now
+            ids = []
+            for chunk_index, chunk in enumerate(chunks):
+                mid = memory_id(scope, thread_id, message_id, chunk_index)
+                ids.append(mid)
+                planned.append(
+                    Memory(
+                        id=mid,
+                        kind=MemoryKind.MESSAGE,
+                        text=chunk,
+                        project=scope.project,
+                        user=scope.user,
+                        thread_id=thread_id,
+                        message_id=message_id,
+                        role=role,
+                        chunk_index=chunk_index,
+                        chunk_count=len(chunks),
+                        created_at=created,
+                        source="remember_thread",
+                        tokens=self._embedder.count_tokens(chunk),
+                    )
+                )
+            per_message.append(ids)
+
+        existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in planned])}
+        to_write = [m for m in planned if m.id not in existing or existing[m.id].text != m.text]
+        changed = {m.id for m in to_write}
+        if to_write:
+            await self._vectors.upsert(await self._records(to_write))
+        stored = sum(1 for ids in per_message if any(i in changed for i in ids))
+        return RememberResult(
+            thread_id=thread_id,
+            stored=stored,
+            unchanged=len(per_message) - stored,
+            skipped=sum(skipped.values()),
+            chunks=len(to_write),
+            memory_ids=[i for ids in per_message for i in ids],
+            skipped_reasons=skipped,
+        )
+
+    async def list_threads(self, scope: Scope, limit: int) -> ThreadList:
+        counts = await self._vectors.thread_counts(scope, limit)
+        return ThreadList(threads=[ThreadInfo(thread_id=t, memories=n) for t, n in counts.items()])
+
+    # --- notes and links ----------------------------------------------------------------
+
+    async def _note(self, scope: Scope, note_id: str) -> Note:
+        found = await self._graph.get_notes(scope, [note_id])
+        if not found:
+            raise NotFoundError(
+                f"No note '{note_id}' in this project. create_note returns note ids; "
+                "recall_memory(kinds=['note']) finds existing ones."
+            )
+        return found[0]
+
+    async def _index_note(self, note: Note) -> None:
+        memory = Memory(
+            id=note.id,
+            kind=MemoryKind.NOTE,
+            text=note.content,
+            project=note.project,
+            user=note.user,
+            thread_id=note.thread_id,
+            note_type=note.type,
+            tags=note.tags,
+            importance=note.importance,
+            created_at=note.created,
+            valid_from=note.valid_from,
+            valid_to=note.valid_to,
+            source="create_note",
+            tokens=self._embedder.count_tokens(note.content),
+        )
+        await self._vectors.upsert(await self._records([memory]))
+
+    async def create_note(
+        self,
+        scope: Scope,
+        *,
+        content: str,
+        type: NoteType,
+        tags: Sequence[str] = (),
+        importance: float | None = None,
+        thread_id: str | None = None,
+    ) -> Note:
+        now = utcnow()
+        note = Note(
+            id=str(uuid.uuid4()),
+            project=scope.project,
+            user=scope.user,
+            content=self._text(content, "content"),
+            type=type,
+            tags=self._tags(tags),
+            importance=importance,
+            thread_id=self._identifier(thread_id, "thread_id") if thread_id is not None else None,
+            created=now,
+            modified=now,
+            valid_from=now,
+        )
+        await self._graph.upsert_note(note)
+        await self._index_note(note)
+        return note
+
+    async def update_note(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        content: str | None = None,
+        type: NoteType | None = None,
+        tags: Sequence[str] | None = None,
+        importance: float | None = None,
+    ) -> Note:
+        note = await self._note(scope, note_id)
+        changes: dict[str, object] = {"modified": utcnow()}
+        if content is not None:
+            changes["content"] = self._text(content, "content")
+        if type is not None:
+            changes["type"] = type
+        if tags is not None:
+            changes["tags"] = self._tags(tags)
+        if importance is not None:
+            changes["importance"] = importance
+        if len(changes) == 1:
+            raise InvalidInputError("Nothing to update: pass at least one of content, type, tags, importance.")
+        updated = note.model_copy(update=changes)
+        await self._graph.upsert_note(updated)
+        await self._index_note(updated)
+        return updated
+
+    async def create_link(
+        self, scope: Scope, *, from_id: str, to_id: str, relation: Relation, strength: float = 1.0
+    ) -> Link:
+        if from_id == to_id:
+            raise InvalidInputError("from_id and to_id are the same note; a link joins two different notes.")
+        source = await self._note(scope, from_id)
+        target = await self._note(scope, to_id)
+        now = utcnow()
+        link = await self._graph.upsert_link(
+            Link(
+                from_id=from_id,
+                to_id=to_id,
+                relation=relation,
+                strength=strength,
+                project=scope.project,
+                user=scope.user,
+                created=now,
+                valid_from=now,
+            )
+        )
+        if relation in CLOSING_RELATIONS:
+            # "A supersedes B": B ends. "A contradicts B": the older of the two ends.
+            older = target if relation is Relation.SUPERSEDES or target.created <= source.created else source
+            if older.valid_to is None:
+                closed = older.model_copy(update={"valid_to": now, "modified": now})
+                await self._graph.upsert_note(closed)
+                await self._vectors.set_payload(scope, closed.id, {"valid_to": now})
+        return link
+
+    async def linked_notes(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        depth: int,
+        relations: Sequence[Relation] | None,
+        direction: Direction,
+        limit: int,
+    ) -> Neighbourhood:
+        start = await self._note(scope, note_id)
+        found = await self._graph.neighbourhood(
+            scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
+        )
+        return Neighbourhood(notes=[start, *found.notes], links=found.links)
+
+    # --- forgetting -----------------------------------------------------------------------
+
+    async def forget(self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None) -> ForgetResult:
+        """Delete memories or notes by id, or a whole thread's messages."""
+        if not ids and thread_id is None:
+            raise InvalidInputError("Pass ids (memory or note ids from recall_memory) or a thread_id to forget.")
+        deleted_notes = 0
+        deleted_ids: list[str] = []
+        for note in await self._graph.get_notes(scope, list(ids)):
+            if await self._graph.delete_note(scope, note.id):
+                deleted_notes += 1
+                deleted_ids.append(note.id)
+        memory_ids = list(ids)
+        if thread_id is not None:
+            flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+            offset: str | None = None
+            while True:
+                page, offset = await self._vectors.scroll(flt, 256, offset)
+                memory_ids.extend(m.id for m in page)
+                if offset is None:
+                    break
+        present = [m.id for m in await self._vectors.get(scope, memory_ids)]
+        deleted_memories = await self._vectors.delete(scope, present) if present else 0
+        deleted_ids.extend(i for i in present if i not in deleted_ids)
+        missing = [i for i in ids if i not in deleted_ids]
+        if ids and missing and not deleted_ids:
+            raise NotFoundError(
+                f"Nothing to forget: no memory or note {', '.join(repr(m) for m in missing[:5])} in this project. "
+                "recall_memory returns the ids you can forget."
+            )
+        return ForgetResult(deleted_memories=deleted_memories, deleted_notes=deleted_notes, ids=deleted_ids)
+
+    # --- recall ----------------------------------------------------------------------------
+
+    async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
+        """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
+        query = self._text(query, "query")
+        now = utcnow()
+        n = max(self._settings.ranking.candidates, options.limit * 4)
+        flt = MemoryFilter(
+            scope=scope,
+            thread_id=options.thread_id,
+            kinds=list(options.kinds) if options.kinds else None,
+            note_types=list(options.note_types) if options.note_types else None,
+            tags=list(options.tags) if options.tags else None,
+            created_after=options.since,
+            created_before=options.until,
+        )
+        want_notes = not options.kinds or MemoryKind.NOTE in options.kinds
+        note_flt = NoteFilter(
+            scope=scope,
+            types=flt.note_types,
+            tags=flt.tags,
+            thread_id=options.thread_id,
+            valid_at=None if options.include_invalid else now,
+        )
+        qvec = await self._embedder.embed_query(query)
+        qsparse = self._sparse.encode_query(query)
+        channels: dict[str, list[ranking.ChannelHit]] = {}
+        memories: dict[str, Memory] = {}
+        notes: dict[str, Note] = {}
+        skipped: dict[str, str] = {}
+        timeout = self._settings.backend_timeout_s
+
+        async def dense() -> None:
+            hits = await self._vectors.search_dense(qvec, flt, n)
+            memories.update((h.memory.id, h.memory) for h in hits)
+            channels["dense"] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
+
+        async def keyword() -> None:
+            hits = await self._vectors.search_sparse(qsparse, flt, n)
+            memories.update((h.memory.id, h.memory) for h in hits)
+            channels["keyword"] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
+
+        async def graph() -> None:
+            try:
+                with anyio.fail_after(timeout):
+                    hits = await self._graph.search_notes(query, note_flt, n)
+            except (BackendError, TimeoutError) as exc:
+                logger.warning("graph channel skipped: %s", exc)
+                skipped["graph"] = str(exc) or type(exc).__name__
+                return
+            notes.update((h.note.id, h.note) for h in hits)
+            channels["graph"] = [ranking.ChannelHit(h.note.id, r, h.score) for r, h in enumerate(hits, 1)]
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(dense)
+            tg.start_soon(keyword)
+            if want_notes:
+                tg.start_soon(graph)
+
+        fused = ranking.rrf(channels, k=self._weights.rrf_k)
+        if want_notes and "graph" not in skipped:
+            await self._add_neighbours(scope, fused, memories, notes, channels, now, options)
+            fused = ranking.rrf(channels, k=self._weights.rrf_k)
+
+        await self._resolve(scope, fused, memories, notes, skipped)
+        candidates = [f for f in fused if f.id in memories and self._admissible(memories[f.id], now, options)]
+        ranked = ranking.final_scores(
+            candidates,
+            created_at=lambda i: memories[i].created_at,
+            importance=lambda i: memories[i].importance,
+            now=now,
+            weights=self._weights,
+        )
+        ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
+        return RecallResult(
+            query=query,
+            results=[_hit(memories[r.id], r) for r in ranked[: options.limit]],
+            skipped_channels=skipped,
+        )
+
+    async def _add_neighbours(
+        self,
+        scope: Scope,
+        fused: list[ranking.Fused],
+        memories: dict[str, Memory],
+        notes: dict[str, Note],
+        channels: dict[str, list[ranking.ChannelHit]],
+        now: datetime,
+        options: RecallOptions,
+    ) -> None:
+        """Notes linked to the best note hits join as the ``neighbour`` channel."""
+        seeds = [f.id for f in fused[:10] if _is_note(f.id, memories, notes)][:3]
+        neighbours: list[ranking.ChannelHit] = []
+        seen: set[str] = set(seeds)
+        for seed in seeds:
+            try:
+                with anyio.fail_after(self._settings.backend_timeout_s):
+                    found = await self._graph.neighbourhood(
+                        scope,
+                        seed,
+                        depth=1,
+                        relations=None,
+                        direction=Direction.BOTH,
+                        valid_at=None if options.include_invalid else now,
+                        limit=10,
+                    )
+            except (BackendError, TimeoutError) as exc:
+                logger.warning("neighbour channel skipped: %s", exc)
+                return
+            strength = {lk.to_id if lk.from_id == seed else lk.from_id: lk.strength for lk in found.links}
+            for note in sorted(found.notes, key=lambda nt: -strength.get(nt.id, 0.0)):
+                if note.id in seen:
+                    continue
+                seen.add(note.id)
+                notes[note.id] = note
+                neighbours.append(ranking.ChannelHit(note.id, len(neighbours) + 1, strength.get(note.id, 0.0)))
+        if neighbours:
+            channels["neighbour"] = neighbours
+
+    async def _resolve(
+        self,
+        scope: Scope,
+        fused: list[ranking.Fused],
+        memories: dict[str, Memory],
+        notes: dict[str, Note],
+        skipped: dict[str, str],
+    ) -> None:
+        """Make sure every candidate has its Memory, and drop note memories whose note is gone."""
+        missing = [f.id for f in fused if f.id not in memories]
+        if missing:
+            memories.update((m.id, m) for m in await self._vectors.get(scope, missing))
+        note_ids = [i for i, m in memories.items() if m.kind is MemoryKind.NOTE and i not in notes]
+        if note_ids and "graph" not in skipped:
+            try:
+                with anyio.fail_after(self._settings.backend_timeout_s):
+                    live = {nt.id for nt in await self._graph.get_notes(scope, note_ids)}
+            except (BackendError, TimeoutError) as exc:
+                skipped["graph"] = str(exc) or type(exc).__name__
+                return
+            for orphan in set(note_ids) - live:
+                del memories[orphan]
+
+    @staticmethod
+    def _admissible(memory: Memory, now: datetime, options: RecallOptions) -> bool:
+        if options.include_invalid:
+            return True
+        return memory.valid_to is None or memory.valid_to > now
+
+    # --- maintenance ------------------------------------------------------------------------
+
+    async def repair(self, scope: Scope) -> int:
+        """Re-index notes whose vector copy is missing (a write cut short); returns how many."""
+        repaired = 0
+        offset = 0
+        while True:
+            page = await self._graph.list_notes(NoteFilter(scope=scope), 256, offset)
+            if not page:
+                return repaired
+            present = {m.id for m in await self._vectors.get(scope, [nt.id for nt in page])}
+            for note in page:
+                if note.id not in present:
+                    await self._index_note(note)
+                    repaired += 1
+            offset += len(page)
+
+
+def _is_note(item_id: str, memories: dict[str, Memory], notes: dict[str, Note]) -> bool:
+    return item_id in notes or (item_id in memories and memories[item_id].kind is MemoryKind.NOTE)
+
+
+def _group_key(memory: Memory) -> str:
+    if memory.kind is MemoryKind.MESSAGE and memory.message_id is not None:
+        return f"{memory.thread_id}\x1f{memory.message_id}"
+    return memory.id
+
+
+def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
+    return RecallHit(
+        id=memory.id,
+        kind=memory.kind,
+        text=memory.text,
+        score=round(r.score, 6),
+        thread_id=memory.thread_id,
+        message_id=memory.message_id,
+        role=memory.role,
+        note_type=memory.note_type,
+        tags=memory.tags,
+        importance=memory.importance,
+        created_at=memory.created_at,
+        valid_to=memory.valid_to,
+        chunk_index=memory.chunk_index,
+        channels=sorted(r.ranks, key=lambda c: r.ranks[c]),
+        ranks=r.ranks,
+        relevance=round(r.relevance, 6),
+        recency=round(r.recency, 6),
+        pinned=memory.pinned,
+    )

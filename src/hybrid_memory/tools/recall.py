@@ -1,0 +1,53 @@
+"""Recall: the hybrid search over everything remembered."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
+
+from hybrid_memory.models import MemoryKind, NoteType, RecallResult
+from hybrid_memory.service import RecallOptions
+from hybrid_memory.tools._common import READ_ONLY, app, tool_errors
+
+
+def register(server: MCPServer[Any]) -> None:
+    @server.tool(annotations=READ_ONLY)
+    @tool_errors
+    async def recall_memory(
+        query: Annotated[str, Field(description="What you want to remember, in plain words")],
+        ctx: Context[Any, Any],
+        thread_id: Annotated[str | None, Field(description="Only this conversation; default: all")] = None,
+        limit: Annotated[int, Field(ge=1, le=50, description="How many results")] = 5,
+        kinds: Annotated[
+            list[MemoryKind] | None, Field(description="Only these kinds: message, note, summary")
+        ] = None,
+        note_types: Annotated[list[NoteType] | None, Field(description="Only notes of these types")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only items carrying any of these tags")] = None,
+        since: Annotated[datetime | None, Field(description="Only items created at or after (ISO 8601)")] = None,
+        until: Annotated[datetime | None, Field(description="Only items created before (ISO 8601)")] = None,
+        include_invalid: Annotated[
+            bool, Field(description="Also return notes that were superseded or contradicted")
+        ] = False,
+    ) -> RecallResult:
+        """Search long-term memory: past conversation messages and notes, best first.
+
+        Combines meaning (vector search), exact words (keyword search) and the knowledge
+        graph (notes and the notes linked to them). Each result says which channels found
+        it (`channels`, `ranks`). Message results carry `thread_id` and `message_id`;
+        note results carry the note id for create_link / get_linked_notes.
+        """
+        a = app(ctx)
+        options = RecallOptions(
+            thread_id=thread_id,
+            limit=limit,
+            kinds=kinds,
+            note_types=note_types,
+            tags=tags,
+            since=since,
+            until=until,
+            include_invalid=include_invalid,
+        )
+        return await a.service.recall(a.scope, query, options)

@@ -1,0 +1,43 @@
+"""Conversation threads: remember them, list them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
+
+from hybrid_memory.models import MessageIn, RememberResult, ThreadList
+from hybrid_memory.tools._common import IDEMPOTENT_WRITE, READ_ONLY, app, tool_errors
+
+
+def register(server: MCPServer[Any]) -> None:
+    @server.tool(annotations=IDEMPOTENT_WRITE)
+    @tool_errors
+    async def remember_thread(
+        thread_id: Annotated[str, Field(description="Your id for this conversation (session); reuse it to add to it")],
+        messages: Annotated[
+            list[MessageIn],
+            Field(description="The conversation's messages in order: [{role, content, id?, created_at?}, ...]"),
+        ],
+        ctx: Context[Any, Any],
+    ) -> RememberResult:
+        """Remember a conversation so later sessions can recall it.
+
+        Keeps user and assistant messages (system prompts, tool calls, tool results and
+        thinking are skipped and counted). Long messages are split into overlapping chunks.
+        Safe to call again with the same or a longer thread: messages already remembered
+        are not stored twice (give each message an `id` to make this exact).
+        """
+        a = app(ctx)
+        return await a.service.remember_thread(a.scope, thread_id, messages)
+
+    @server.tool(annotations=READ_ONLY)
+    @tool_errors
+    async def list_threads(
+        ctx: Context[Any, Any],
+        limit: Annotated[int, Field(ge=1, le=500, description="At most this many threads")] = 50,
+    ) -> ThreadList:
+        """List remembered conversation threads with how many memories each holds, largest first."""
+        a = app(ctx)
+        return await a.service.list_threads(a.scope, limit)

@@ -1,0 +1,154 @@
+"""The server as users run it: a child process over stdio, and over streamable HTTP.
+
+Both run the same story with the real model: remember a thread, recall a paraphrase,
+create two notes, link them, read the neighbourhood, restart, and find it all again.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import model_dir
+from tests.tools.helpers import call
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.model]
+
+THREAD = [
+    {"role": "user", "content": "We are moving the whole team to Kraków next spring.", "id": "u1"},
+    {"role": "assistant", "content": "That is a big move. Do you need help finding an office?", "id": "a1"},
+    {"role": "user", "content": "Yes, ideally near the old town, with room for twelve people.", "id": "u2"},
+    {"role": "user", "content": "Also, my favourite lunch spot is a vegan ramen bar.", "id": "u3"},
+]
+
+
+def server_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_MEMORY_", "QDRANT_", "NEO4J_"))}
+    env.update(
+        HYBRID_MEMORY_DATA_DIR=str(data_dir),
+        HYBRID_MEMORY_PROJECT="e2e",
+        HYBRID_MEMORY_EMBEDDING_MODEL_PATH=str(model_dir()),
+    )
+    return env
+
+
+async def first_session(client: Client) -> dict[str, Any]:
+    stored = await call(client, "remember_thread", thread_id="relocation", messages=THREAD)
+    assert stored["stored"] == 4
+    recall = await call(client, "recall_memory", query="which city is the team relocating to?")
+    assert recall["results"][0]["message_id"] == "u1"
+    a = await call(client, "create_note", content="The team relocates to Kraków in spring.", type="decision")
+    b = await call(client, "create_note", content="The new office must seat twelve people.", type="fact")
+    await call(client, "create_link", from_id=b["id"], to_id=a["id"], relation="part_of")
+    hood = await call(client, "get_linked_notes", note_id=a["id"])
+    assert [n["id"] for n in hood["notes"]] == [a["id"], b["id"]]
+    return {"a": a["id"], "b": b["id"]}
+
+
+async def second_session(client: Client, ids: dict[str, Any]) -> None:
+    again = await call(client, "remember_thread", thread_id="relocation", messages=THREAD)
+    assert again["stored"] == 0
+    recall = await call(client, "recall_memory", query="where does the user like to eat lunch?")
+    assert recall["results"][0]["message_id"] == "u3"
+    notes = await call(client, "recall_memory", query="office size requirements", kinds=["note"])
+    assert notes["results"][0]["id"] == ids["b"]
+    hood = await call(client, "get_linked_notes", note_id=ids["b"])
+    assert [(lk["from_id"], lk["to_id"], lk["relation"]) for lk in hood["links"]] == [(ids["b"], ids["a"], "part_of")]
+
+
+def stdio_params(data_dir: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "hybrid_memory", "serve"], env=server_env(data_dir)
+    )
+
+
+async def test_stdio_story_survives_a_restart(tmp_path: Path) -> None:
+    with anyio.fail_after(120):
+        async with Client(stdio_params(tmp_path)) as client:
+            ids = await first_session(client)
+        async with Client(stdio_params(tmp_path)) as client:
+            await second_session(client, ids)
+
+
+async def test_second_process_on_the_same_store_gets_a_clear_error(tmp_path: Path) -> None:
+    with anyio.fail_after(120):
+        async with Client(stdio_params(tmp_path)) as client:
+            await call(client, "remember_thread", thread_id="t", messages=THREAD[:1])
+            second = subprocess.run(
+                [sys.executable, "-m", "hybrid_memory", "serve"],
+                env=server_env(tmp_path),
+                input="",
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert second.returncode == 1
+            assert second.stdout == ""
+            assert "already in use by another hybrid-memory process" in second.stderr
+            assert "hybrid-memory serve --transport http" in second.stderr
+            # the first server and its store are unharmed
+            recall = await call(client, "recall_memory", query="moving the team")
+            assert recall["results"][0]["message_id"] == "u1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def http_server(data_dir: Path, port: int) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hybrid_memory", "serve", "--transport", "http", "--port", str(port)],
+        env=server_env(data_dir),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(600):  # bounded wait for the port: 60 s at most
+            if proc.poll() is not None:
+                raise AssertionError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=0.5)
+                break
+            except httpx.TransportError:
+                import time
+
+                time.sleep(0.1)
+        else:
+            raise AssertionError("HTTP server did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def test_http_story_survives_a_restart_and_serves_two_clients(tmp_path: Path) -> None:
+    port = free_port()
+    with anyio.fail_after(180):
+        with http_server(tmp_path, port) as url:
+            async with Client(url) as client:
+                ids = await first_session(client)
+            async with Client(url) as other:  # a second client sees the same memory
+                hits = await call(other, "recall_memory", query="relocation city", limit=3)
+                assert hits["results"]
+        with http_server(tmp_path, port) as url:
+            async with Client(url) as client:
+                await second_session(client, ids)

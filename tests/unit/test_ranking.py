@@ -1,0 +1,108 @@
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from hybrid_memory.ranking import (
+    ChannelHit,
+    Fused,
+    Ranked,
+    Weights,
+    dedupe_by,
+    final_scores,
+    pack_to_budget,
+    recency,
+    rrf,
+)
+
+NOW = datetime(2026, 1, 31, tzinfo=UTC)
+
+
+def hits(*ids: str) -> list[ChannelHit]:
+    return [ChannelHit(i, rank, 1.0 / rank) for rank, i in enumerate(ids, 1)]
+
+
+def test_rrf_puts_agreement_first() -> None:
+    fused = rrf({"dense": hits("a", "b", "c"), "keyword": hits("b", "d")}, k=60)
+    assert [f.id for f in fused] == ["b", "a", "d", "c"]
+    assert fused[0].ranks == {"dense": 2, "keyword": 1}
+
+
+def test_rrf_normalises_first_everywhere_to_one() -> None:
+    fused = rrf({"dense": hits("a"), "keyword": hits("a")}, k=60)
+    assert fused[0].relevance == pytest.approx(1.0)
+
+
+def test_rrf_ignores_empty_channels_in_the_ceiling() -> None:
+    fused = rrf({"dense": hits("a"), "graph": []}, k=60)
+    assert fused == [Fused(id="a", relevance=pytest.approx(1.0), ranks={"dense": 1}, scores={"dense": 1.0})]
+
+
+def test_rrf_channel_weights_change_the_order() -> None:
+    channels = {"dense": hits("a"), "keyword": hits("b")}
+    assert [f.id for f in rrf(channels, weights={"keyword": 2.0})] == ["b", "a"]
+    assert [f.id for f in rrf(channels, weights={"dense": 2.0})] == ["a", "b"]
+
+
+def test_rrf_of_nothing_is_empty() -> None:
+    assert rrf({}) == []
+    assert rrf({"dense": []}) == []
+
+
+def test_rrf_breaks_ties_by_best_rank_then_id() -> None:
+    fused = rrf({"dense": hits("x", "y"), "keyword": hits("y", "x")})
+    assert [f.id for f in fused] == ["x", "y"]
+
+
+def test_recency_halves_every_half_life() -> None:
+    assert recency(NOW, NOW, half_life_days=30) == 1.0
+    assert recency(NOW - timedelta(days=30), NOW, half_life_days=30) == pytest.approx(0.5)
+    assert recency(NOW - timedelta(days=60), NOW, half_life_days=30) == pytest.approx(0.25)
+    assert recency(NOW + timedelta(days=5), NOW, half_life_days=30) == 1.0
+
+
+def test_final_scores_prefer_recent_when_relevance_ties() -> None:
+    fused = [Fused("old", 0.8, {"dense": 1}, {}), Fused("new", 0.8, {"keyword": 1}, {})]
+    created = {"old": NOW - timedelta(days=90), "new": NOW - timedelta(days=1)}
+    ranked = final_scores(
+        fused, created_at=created.__getitem__, importance=lambda _: None, now=NOW, weights=Weights()
+    )
+    assert [r.id for r in ranked] == ["new", "old"]
+
+
+def test_final_scores_weigh_importance() -> None:
+    fused = [Fused("a", 0.5, {}, {}), Fused("b", 0.5, {}, {})]
+    imp = {"a": 0.1, "b": 0.9}
+    ranked = final_scores(
+        fused, created_at=lambda _: NOW, importance=imp.__getitem__, now=NOW, weights=Weights()
+    )
+    assert [r.id for r in ranked] == ["b", "a"]
+    # 0.5*0.5 + 0.3*1.0 + 0.2*0.9, weights summing to 1
+    assert ranked[0].score == pytest.approx(0.73)
+
+
+def test_final_scores_default_importance_is_neutral() -> None:
+    ranked = final_scores(
+        [Fused("a", 1.0, {}, {})], created_at=lambda _: NOW, importance=lambda _: None, now=NOW, weights=Weights()
+    )
+    assert ranked[0].importance == 0.5
+
+
+def test_final_scores_reject_all_zero_weights() -> None:
+    with pytest.raises(ValueError, match="at least one ranking weight"):
+        final_scores([], created_at=lambda _: NOW, importance=lambda _: None, now=NOW,
+                     weights=Weights(relevance=0, recency=0, importance=0))
+
+
+def ranked(*ids: str) -> list[Ranked]:
+    return [Ranked(i, 1.0 - n / 10, 0.0, 0.0, 0.0, {}, {}) for n, i in enumerate(ids)]
+
+
+def test_dedupe_keeps_the_best_of_each_group() -> None:
+    group = {"a1": "a", "a2": "a", "b1": "b"}
+    assert [r.id for r in dedupe_by(ranked("a2", "b1", "a1"), group.__getitem__)] == ["a2", "b1"]
+
+
+def test_pack_to_budget_skips_what_does_not_fit_and_keeps_going() -> None:
+    cost = {"a": 5, "b": 10, "c": 4}
+    assert [r.id for r in pack_to_budget(ranked("a", "b", "c"), cost.__getitem__, 10)] == ["a", "c"]
+    assert pack_to_budget(ranked("b"), cost.__getitem__, 9) == []
