@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.server import build_server
+from hybrid_memory.server import AppContext, build_server
 from hybrid_memory.settings import EmbeddingSettings, Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,6 +48,11 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-async def client(settings: Settings, embedder: Embedder) -> AsyncIterator[Client]:
-    async with Client(build_server(settings, embedder=embedder)) as c:
-        yield c
+def server(settings: Settings, embedder: Embedder) -> MCPServer[AppContext]:
+    """A server to connect to with ``async with Client(server)`` inside the test.
+
+    Not a client fixture: pytest-asyncio runs a fixture's setup and teardown in
+    different tasks, and the server's lifespan holds a task group, which must be
+    left in the task that entered it.
+    """
+    return build_server(settings, embedder=embedder)

@@ -156,7 +156,7 @@ class MemoryService:
     def _chunks(self, text: str) -> list[str]:
         return chunk_text(
             text,
-            tokenizer=self._embedder,
+            token_spans=self._embedder.token_spans,
             max_tokens=self._settings.chunk_tokens,
             overlap_tokens=self._settings.chunk_overlap_tokens,
         )

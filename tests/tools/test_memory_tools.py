@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
 from tests.tools.helpers import call
 
@@ -24,164 +27,178 @@ THREAD = [
 ]
 
 
-async def test_remember_thread_keeps_user_and_assistant_text_and_counts_the_rest(client: Client) -> None:
-    result = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    assert result["stored"] == 4
-    assert result["unchanged"] == 0
-    assert result["chunks"] == 4
-    assert result["skipped"] == 4
-    assert result["skipped_reasons"] == {"role:system": 1, "role:tool": 1, "non-text blocks": 2}
-    assert len(result["memory_ids"]) == 4
+async def test_remember_thread_keeps_user_and_assistant_text_and_counts_the_rest(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        result = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        assert result["stored"] == 4
+        assert result["unchanged"] == 0
+        assert result["chunks"] == 4
+        assert result["skipped"] == 4
+        assert result["skipped_reasons"] == {"role:system": 1, "role:tool": 1, "non-text blocks": 2}
+        assert len(result["memory_ids"]) == 4
 
 
-async def test_remember_thread_twice_stores_nothing_twice(client: Client) -> None:
-    first = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    again = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    assert again["stored"] == 0
-    assert again["unchanged"] == 4
-    assert again["chunks"] == 0
-    assert again["memory_ids"] == first["memory_ids"]
-    threads = await call(client, "list_threads")
-    assert threads == {"threads": [{"thread_id": "t-1", "memories": 4}]}
+async def test_remember_thread_twice_stores_nothing_twice(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        first = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        again = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        assert again["stored"] == 0
+        assert again["unchanged"] == 4
+        assert again["chunks"] == 0
+        assert again["memory_ids"] == first["memory_ids"]
+        threads = await call(client, "list_threads")
+        assert threads == {"threads": [{"thread_id": "t-1", "memories": 4}]}
 
 
-async def test_remember_thread_without_ids_is_idempotent_by_content(client: Client) -> None:
-    messages = [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "ok"}]
-    first = await call(client, "remember_thread", thread_id="t-2", messages=messages)
-    again = await call(client, "remember_thread", thread_id="t-2", messages=messages)
-    assert first["stored"] == 3
-    assert again["stored"] == 0
-    assert len(set(first["memory_ids"])) == 3
+async def test_remember_thread_without_ids_is_idempotent_by_content(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        messages = [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "ok"}]
+        first = await call(client, "remember_thread", thread_id="t-2", messages=messages)
+        again = await call(client, "remember_thread", thread_id="t-2", messages=messages)
+        assert first["stored"] == 3
+        assert again["stored"] == 0
+        assert len(set(first["memory_ids"])) == 3
 
 
-async def test_an_edited_message_is_updated_in_place(client: Client) -> None:
-    await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    edited = [{"role": "user", "content": "My brother is flying in from Porto on Friday.", "id": "m3"}]
-    result = await call(client, "remember_thread", thread_id="t-1", messages=edited)
-    assert result["stored"] == 1
-    hits = await call(client, "recall_memory", query="who is flying in on Friday", limit=1)
-    assert hits["results"][0]["message_id"] == "m3"
-    assert hits["results"][0]["text"] == "My brother is flying in from Porto on Friday."
+async def test_an_edited_message_is_updated_in_place(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        edited = [{"role": "user", "content": "My brother is flying in from Porto on Friday.", "id": "m3"}]
+        result = await call(client, "remember_thread", thread_id="t-1", messages=edited)
+        assert result["stored"] == 1
+        hits = await call(client, "recall_memory", query="who is flying in on Friday", limit=1)
+        assert hits["results"][0]["message_id"] == "m3"
+        assert hits["results"][0]["text"] == "My brother is flying in from Porto on Friday."
 
 
-async def test_recall_finds_a_paraphrase_first_with_its_message_id(client: Client) -> None:
-    await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    result = await call(client, "recall_memory", query="what kind of dog did I get?")
-    top = result["results"][0]
-    assert top["message_id"] == "m1"
-    assert top["thread_id"] == "t-1"
-    assert top["kind"] == "message"
-    assert top["role"] == "user"
-    assert "dense" in top["channels"]
-    assert set(top["ranks"]) == set(top["channels"])
-    assert result["skipped_channels"] == {}
+async def test_recall_finds_a_paraphrase_first_with_its_message_id(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        result = await call(client, "recall_memory", query="what kind of dog did I get?")
+        top = result["results"][0]
+        assert top["message_id"] == "m1"
+        assert top["thread_id"] == "t-1"
+        assert top["kind"] == "message"
+        assert top["role"] == "user"
+        assert "dense" in top["channels"]
+        assert set(top["ranks"]) == set(top["channels"])
+        assert result["skipped_channels"] == {}
 
 
-async def test_recall_filters_by_thread_and_kind(client: Client) -> None:
-    await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    await call(client, "remember_thread", thread_id="t-9", messages=[{"role": "user", "content": "Biscuit chewed my shoes."}])
-    note = await call(client, "create_note", content="The user's dog is a beagle called Biscuit.", type="fact")
-    only_t9 = await call(client, "recall_memory", query="Biscuit", thread_id="t-9", limit=10)
-    assert {r["thread_id"] for r in only_t9["results"]} == {"t-9"}
-    notes = await call(client, "recall_memory", query="Biscuit the dog", kinds=["note"], limit=10)
-    assert [r["id"] for r in notes["results"]] == [note["id"]]
-    assert notes["results"][0]["note_type"] == "fact"
+async def test_recall_filters_by_thread_and_kind(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        await call(client, "remember_thread", thread_id="t-9", messages=[{"role": "user", "content": "Biscuit chewed my shoes."}])
+        note = await call(client, "create_note", content="The user's dog is a beagle called Biscuit.", type="fact")
+        only_t9 = await call(client, "recall_memory", query="Biscuit", thread_id="t-9", limit=10)
+        assert {r["thread_id"] for r in only_t9["results"]} == {"t-9"}
+        notes = await call(client, "recall_memory", query="Biscuit the dog", kinds=["note"], limit=10)
+        assert [r["id"] for r in notes["results"]] == [note["id"]]
+        assert notes["results"][0]["note_type"] == "fact"
 
 
-async def test_long_messages_are_chunked_and_recalled_once(client: Client) -> None:
-    filler = " ".join(f"Sentence number {i} talks about the weather in a pleasant way." for i in range(80))
-    long_text = filler + " The secret password for the garage door is tangerine."
-    result = await call(client, "remember_thread", thread_id="long", messages=[{"role": "user", "content": long_text, "id": "big"}])
-    assert result["chunks"] > 2
-    hits = await call(client, "recall_memory", query="garage door password", limit=5)
-    assert hits["results"][0]["message_id"] == "big"
-    assert "tangerine" in hits["results"][0]["text"]
-    assert [r["message_id"] for r in hits["results"]].count("big") == 1
+async def test_long_messages_are_chunked_and_recalled_once(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        filler = " ".join(f"Sentence number {i} talks about the weather in a pleasant way." for i in range(80))
+        long_text = filler + " The secret password for the garage door is tangerine."
+        result = await call(client, "remember_thread", thread_id="long", messages=[{"role": "user", "content": long_text, "id": "big"}])
+        assert result["chunks"] > 2
+        hits = await call(client, "recall_memory", query="garage door password", limit=5)
+        assert hits["results"][0]["message_id"] == "big"
+        assert "tangerine" in hits["results"][0]["text"]
+        assert [r["message_id"] for r in hits["results"]].count("big") == 1
 
 
-async def test_notes_links_and_neighbourhood(client: Client) -> None:
-    a = await call(client, "create_note", content="Use PostgreSQL for the billing service.", type="decision", tags=["db"], importance=0.9)
-    b = await call(client, "create_note", content="Billing needs multi-row transactions.", type="fact")
-    c = await call(client, "create_note", content="Transactions must be serialisable.", type="insight")
-    assert a["type"] == "decision"
-    assert a["tags"] == ["db"]
-    assert a["importance"] == 0.9
-    link = await call(client, "create_link", from_id=b["id"], to_id=a["id"], relation="supports", strength=0.8)
-    assert (link["from_id"], link["to_id"], link["relation"], link["strength"]) == (b["id"], a["id"], "supports", 0.8)
-    await call(client, "create_link", from_id=c["id"], to_id=b["id"], relation="extends")
+async def test_notes_links_and_neighbourhood(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        a = await call(client, "create_note", content="Use PostgreSQL for the billing service.", type="decision", tags=["db"], importance=0.9)
+        b = await call(client, "create_note", content="Billing needs multi-row transactions.", type="fact")
+        c = await call(client, "create_note", content="Transactions must be serialisable.", type="insight")
+        assert a["type"] == "decision"
+        assert a["tags"] == ["db"]
+        assert a["importance"] == 0.9
+        link = await call(client, "create_link", from_id=b["id"], to_id=a["id"], relation="supports", strength=0.8)
+        assert (link["from_id"], link["to_id"], link["relation"], link["strength"]) == (b["id"], a["id"], "supports", 0.8)
+        await call(client, "create_link", from_id=c["id"], to_id=b["id"], relation="extends")
 
-    one = await call(client, "get_linked_notes", note_id=a["id"])
-    assert [n["id"] for n in one["notes"]] == [a["id"], b["id"]]
-    assert [(lk["from_id"], lk["to_id"]) for lk in one["links"]] == [(b["id"], a["id"])]
-    two = await call(client, "get_linked_notes", note_id=a["id"], depth=2)
-    assert {n["id"] for n in two["notes"]} == {a["id"], b["id"], c["id"]}
-    out_only = await call(client, "get_linked_notes", note_id=a["id"], direction="out")
-    assert [n["id"] for n in out_only["notes"]] == [a["id"]]
-    only_extends = await call(client, "get_linked_notes", note_id=b["id"], relations=["extends"])
-    assert {n["id"] for n in only_extends["notes"]} == {b["id"], c["id"]}
-
-
-async def test_linking_again_updates_strength_not_duplicates(client: Client) -> None:
-    a = await call(client, "create_note", content="Alpha", type="concept")
-    b = await call(client, "create_note", content="Beta", type="concept")
-    await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="relates_to", strength=0.2)
-    await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="relates_to", strength=0.7)
-    hood = await call(client, "get_linked_notes", note_id=a["id"])
-    assert [lk["strength"] for lk in hood["links"]] == [0.7]
+        one = await call(client, "get_linked_notes", note_id=a["id"])
+        assert [n["id"] for n in one["notes"]] == [a["id"], b["id"]]
+        assert [(lk["from_id"], lk["to_id"]) for lk in one["links"]] == [(b["id"], a["id"])]
+        two = await call(client, "get_linked_notes", note_id=a["id"], depth=2)
+        assert {n["id"] for n in two["notes"]} == {a["id"], b["id"], c["id"]}
+        out_only = await call(client, "get_linked_notes", note_id=a["id"], direction="out")
+        assert [n["id"] for n in out_only["notes"]] == [a["id"]]
+        only_extends = await call(client, "get_linked_notes", note_id=b["id"], relations=["extends"])
+        assert {n["id"] for n in only_extends["notes"]} == {b["id"], c["id"]}
 
 
-async def test_supersedes_hides_the_old_note_unless_asked(client: Client) -> None:
-    old = await call(client, "create_note", content="The team standup is at 9am.", type="fact")
-    new = await call(client, "create_note", content="The team standup moved to 10am.", type="fact")
-    await call(client, "create_link", from_id=new["id"], to_id=old["id"], relation="supersedes")
-    current = await call(client, "recall_memory", query="when is the team standup", kinds=["note"])
-    assert [r["id"] for r in current["results"]] == [new["id"]]
-    everything = await call(client, "recall_memory", query="when is the team standup", kinds=["note"], include_invalid=True)
-    assert {r["id"] for r in everything["results"]} == {new["id"], old["id"]}
-    closed = next(r for r in everything["results"] if r["id"] == old["id"])
-    assert closed["valid_to"] is not None
+async def test_linking_again_updates_strength_not_duplicates(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        a = await call(client, "create_note", content="Alpha", type="concept")
+        b = await call(client, "create_note", content="Beta", type="concept")
+        await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="relates_to", strength=0.2)
+        await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="relates_to", strength=0.7)
+        hood = await call(client, "get_linked_notes", note_id=a["id"])
+        assert [lk["strength"] for lk in hood["links"]] == [0.7]
 
 
-async def test_update_note_changes_what_recall_finds(client: Client) -> None:
-    note = await call(client, "create_note", content="Favourite colour: green", type="preference")
-    updated = await call(client, "update_note", note_id=note["id"], content="Favourite colour: purple", tags=["colour"])
-    assert updated["content"] == "Favourite colour: purple"
-    assert updated["tags"] == ["colour"]
-    assert updated["created"] == note["created"]
-    hits = await call(client, "recall_memory", query="favourite colour", kinds=["note"])
-    assert [r["text"] for r in hits["results"]] == ["Favourite colour: purple"]
+async def test_supersedes_hides_the_old_note_unless_asked(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        old = await call(client, "create_note", content="The team standup is at 9am.", type="fact")
+        new = await call(client, "create_note", content="The team standup moved to 10am.", type="fact")
+        await call(client, "create_link", from_id=new["id"], to_id=old["id"], relation="supersedes")
+        current = await call(client, "recall_memory", query="when is the team standup", kinds=["note"])
+        assert [r["id"] for r in current["results"]] == [new["id"]]
+        everything = await call(client, "recall_memory", query="when is the team standup", kinds=["note"], include_invalid=True)
+        assert {r["id"] for r in everything["results"]} == {new["id"], old["id"]}
+        closed = next(r for r in everything["results"] if r["id"] == old["id"])
+        assert closed["valid_to"] is not None
 
 
-async def test_forget_a_note_removes_it_and_its_links(client: Client) -> None:
-    a = await call(client, "create_note", content="Cats are mammals.", type="fact")
-    b = await call(client, "create_note", content="Mammals are animals.", type="fact")
-    await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="extends")
-    result = await call(client, "forget", ids=[b["id"]])
-    assert result == {"deleted_memories": 1, "deleted_notes": 1, "ids": [b["id"]]}
-    hood = await call(client, "get_linked_notes", note_id=a["id"])
-    assert hood == {"notes": [hood["notes"][0]], "links": []}
-    hits = await call(client, "recall_memory", query="mammals animals", limit=10)
-    assert b["id"] not in [r["id"] for r in hits["results"]]
+async def test_update_note_changes_what_recall_finds(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        note = await call(client, "create_note", content="Favourite colour: green", type="preference")
+        updated = await call(client, "update_note", note_id=note["id"], content="Favourite colour: purple", tags=["colour"])
+        assert updated["content"] == "Favourite colour: purple"
+        assert updated["tags"] == ["colour"]
+        assert updated["created"] == note["created"]
+        hits = await call(client, "recall_memory", query="favourite colour", kinds=["note"])
+        assert [r["text"] for r in hits["results"]] == ["Favourite colour: purple"]
 
 
-async def test_forget_a_thread_removes_its_messages_only(client: Client) -> None:
-    await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-    await call(client, "remember_thread", thread_id="t-2", messages=[{"role": "user", "content": "keep me"}])
-    result = await call(client, "forget", thread_id="t-1")
-    assert result["deleted_memories"] == 4
-    threads = await call(client, "list_threads")
-    assert threads == {"threads": [{"thread_id": "t-2", "memories": 1}]}
+async def test_forget_a_note_removes_it_and_its_links(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        a = await call(client, "create_note", content="Cats are mammals.", type="fact")
+        b = await call(client, "create_note", content="Mammals are animals.", type="fact")
+        await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="extends")
+        result = await call(client, "forget", ids=[b["id"]])
+        assert result == {"deleted_memories": 1, "deleted_notes": 1, "ids": [b["id"]]}
+        hood = await call(client, "get_linked_notes", note_id=a["id"])
+        assert hood == {"notes": [hood["notes"][0]], "links": []}
+        hits = await call(client, "recall_memory", query="mammals animals", limit=10)
+        assert b["id"] not in [r["id"] for r in hits["results"]]
 
 
-async def test_tools_declare_annotations_and_output_schemas(client: Client) -> None:
-    tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert set(tools) >= {
-        "recall_memory", "remember_thread", "create_note", "create_link", "get_linked_notes",
-        "update_note", "forget", "list_threads",
-    }
-    assert tools["recall_memory"].annotations.read_only_hint is True
-    assert tools["forget"].annotations.destructive_hint is True
-    assert tools["remember_thread"].annotations.idempotent_hint is True
-    for tool in tools.values():
-        assert tool.output_schema is not None, tool.name
-        assert tool.description, tool.name
+async def test_forget_a_thread_removes_its_messages_only(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
+        await call(client, "remember_thread", thread_id="t-2", messages=[{"role": "user", "content": "keep me"}])
+        result = await call(client, "forget", thread_id="t-1")
+        assert result["deleted_memories"] == 4
+        threads = await call(client, "list_threads")
+        assert threads == {"threads": [{"thread_id": "t-2", "memories": 1}]}
+
+
+async def test_tools_declare_annotations_and_output_schemas(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) >= {
+            "recall_memory", "remember_thread", "create_note", "create_link", "get_linked_notes",
+            "update_note", "forget", "list_threads",
+        }
+        assert tools["recall_memory"].annotations.read_only_hint is True
+        assert tools["forget"].annotations.destructive_hint is True
+        assert tools["remember_thread"].annotations.idempotent_hint is True
+        for tool in tools.values():
+            assert tool.output_schema is not None, tool.name
+            assert tool.description, tool.name

@@ -46,13 +46,19 @@ def test_paragraph_break_beats_a_later_sentence_end() -> None:
 def test_line_break_beats_a_later_space() -> None:
     text = "alpha beta\ngamma delta epsilon zeta"
 
-    assert chunk_text(text, max_tokens=4, token_spans=word_spans) == ["alpha beta", "gamma delta epsilon zeta"]
+    assert chunk_text(text, max_tokens=4, token_spans=word_spans) == [
+        "alpha beta",
+        "gamma delta epsilon zeta",
+    ]
 
 
 def test_sentence_end_behind_a_closing_quote_counts() -> None:
     text = 'He said "stop." Then left quietly now'
 
-    assert chunk_text(text, max_tokens=5, token_spans=word_spans) == ['He said "stop."', "Then left quietly now"]
+    assert chunk_text(text, max_tokens=5, token_spans=word_spans) == [
+        'He said "stop."',
+        "Then left quietly now",
+    ]
 
 
 def test_cut_never_falls_in_the_first_half_of_a_window() -> None:

@@ -26,8 +26,11 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-from hybrid_memory.errors import ConflictError
+from hybrid_memory.errors import BackendError, ConflictError
 from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
+
+MIN_SQLITE = (3, 34, 0)
+"""The neighbourhood walk uses several recursive SELECTs in one CTE, new in SQLite 3.34."""
 
 SCHEMA_VERSION = 1
 """Stored in ``PRAGMA user_version``; bump it with a migration step in :func:`ensure_schema`."""
@@ -92,6 +95,11 @@ END;
 
 def configure(conn: sqlite3.Connection, *, timeout_s: float) -> None:
     """Per-connection settings; they are not stored in the database file."""
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        raise BackendError(
+            f"The embedded graph store needs SQLite {'.'.join(map(str, MIN_SQLITE))} or newer; this "
+            f"Python links SQLite {sqlite3.sqlite_version}. Use a newer Python build or set NEO4J_URI."
+        )
     conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
     # Off by default in SQLite, and the cascade from notes to links depends on it.
     conn.execute("PRAGMA foreign_keys = ON")

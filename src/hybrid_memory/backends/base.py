@@ -109,7 +109,9 @@ class GraphStore(Protocol):
         """Keyword (full-text) search over note content and tags, best first.
 
         Any user text is accepted: operators of the underlying query language are
-        neutralised, so ``"a OR (b"`` searches for those words.
+        neutralised, so ``"a OR (b"`` searches for those words. Words are OR-ed; English
+        stopwords (Lucene's set) are dropped, and a query with no word left returns [].
+        Scores are positive, higher is better; only their order is comparable across backends.
         """
         ...
 
@@ -130,10 +132,14 @@ class GraphStore(Protocol):
         valid_at: datetime | None = None,
         limit: int = 100,
     ) -> Neighbourhood:
-        """Notes within ``depth`` hops of ``note_id`` (the start note excluded) and the links walked.
+        """Notes within ``depth`` hops of ``note_id`` (the start note excluded) and the links between them.
 
         ``direction`` follows links out of, into, or either way from each note;
         ``relations`` limits which link types are walked; ``valid_at`` keeps only
-        links and notes valid at that instant. At most ``limit`` notes, nearest first.
+        links and notes valid at that instant (an invalid note is not walked through).
+        Each note once, at its smallest depth; at most ``limit`` notes, nearest first,
+        then oldest ``created`` first. ``links``: every link passing the same filters whose
+        both ends are among the start note and the returned notes. An unknown start note,
+        ``depth < 1`` or ``relations=[]`` give an empty neighbourhood.
         """
         ...

@@ -80,6 +80,15 @@ NOTE_PROPERTIES: Final = (
     "search_text",
 )
 LINK_PROPERTIES: Final = ("strength", "created", "valid_from", "valid_to")
+PARAMETERS: Final = frozenset(
+    {
+        *("id", "ids", "project", "user", "content", "type", "tags", "importance", "thread_id"),
+        *("created", "modified", "valid_from", "valid_to", "search_text"),
+        *("types", "valid_at", "limit", "offset", "query", "terms", "timeout_s"),
+        *("from_id", "to_id", "strength", "rel_type", "rel_types", "frontier"),
+    }
+)
+"""Every ``$parameter`` a statement may use; the Cypher lint reports any other."""
 
 # -- fragments (not statements on their own) ---------------------------------------------------
 
