@@ -10,13 +10,13 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -110,27 +110,28 @@ def free_port() -> int:
 
 @contextmanager
 def http_server(data_dir: Path, port: int) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hybrid_memory", "serve", "--transport", "http", "--port", str(port)],
-        env=server_env(data_dir),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
+    """The server over streamable HTTP as a child process; its log goes to a file beside the data."""
+    log_path = data_dir.parent / f"server-{port}.log"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hybrid_memory", "serve", "--transport", "http", "--port", str(port)],
+            env=server_env(data_dir),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     try:
-        for _ in range(600):  # bounded wait for the port: 60 s at most
+        deadline = time.monotonic() + 60
+        while True:  # wait for the port, boundedly
             if proc.poll() is not None:
-                raise AssertionError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+                raise AssertionError(f"server exited: {log_path.read_text()}")
             try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=0.5)
-                break
-            except httpx.TransportError:
-                import time
-
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("HTTP server did not listen within 60 s") from None
                 time.sleep(0.1)
-        else:
-            raise AssertionError("HTTP server did not start within 60 s")
-        yield url
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
         try:

@@ -20,12 +20,12 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from hybrid_memory.errors import ConflictError, InvalidInputError
-from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, SparseVector
+from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, SparseVector, VectorHit
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
@@ -169,6 +169,33 @@ def memory_to_payload(memory: Memory) -> dict[str, Any]:
 def payload_to_memory(pid: object, payload: Mapping[str, Any] | None) -> Memory:
     """The Memory stored as point ``pid`` (Edge returns a UUID, the server a string)."""
     return Memory.model_validate({**(payload or {}), "id": str(pid)})
+
+
+class _Scored(Protocol):
+    @property
+    def id(self) -> Any: ...
+    @property
+    def payload(self) -> Any: ...
+    @property
+    def score(self) -> float: ...
+
+
+class _FacetHit(Protocol):
+    @property
+    def value(self) -> str | int | bool: ...
+    @property
+    def count(self) -> int: ...
+
+
+def hits(points: Sequence[_Scored]) -> list[VectorHit]:
+    """Scored points of either library as hits, in the order the store ranked them."""
+    return [VectorHit(memory=payload_to_memory(p.id, p.payload), score=p.score) for p in points]
+
+
+def facet_counts(facet_hits: Sequence[_FacetHit]) -> dict[str, int]:
+    """Facet hits as ``{value: count}``, largest first, ties by value (both stores agree)."""
+    ordered = sorted(facet_hits, key=lambda h: (-h.count, str(h.value)))
+    return {str(h.value): h.count for h in ordered}
 
 
 def payload_update(current: Memory, fields: Mapping[str, object]) -> dict[str, Any]:

@@ -55,6 +55,9 @@ logger = logging.getLogger(__name__)
 
 Dialect = Literal["neo4j", "arcadedb"]
 
+# The Bolt schemes; the driver's http(s) Query API is a preview feature we do not use.
+_BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
 _EXPAND = {
     Direction.OUT: cypher.EXPAND_OUT,
     Direction.IN: cypher.EXPAND_IN,
@@ -132,6 +135,13 @@ def _filter_params(flt: NoteFilter) -> dict[str, Any]:
     }
 
 
+def _describe(exc: Exception) -> str:
+    """The server's own message and code, without the driver's GQL status boilerplate."""
+    if isinstance(exc, Neo4jError) and exc.message:
+        return f"{exc.message} [{exc.code}]" if exc.code else exc.message
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _not_found(note_id: str) -> NotFoundError:
     return NotFoundError(
         f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
@@ -172,6 +182,12 @@ class Neo4jGraphStore:
         """Connect, check the server answers, and create constraints and indexes idempotently."""
         if self._driver is not None:
             return
+        scheme = self._uri.partition("://")[0].lower()
+        if scheme not in _BOLT_SCHEMES:
+            raise BackendError(
+                f"NEO4J_URI={self._uri!r} is not a Neo4j Bolt address: use neo4j://host:7687 or "
+                "bolt://host:7687 (or neo4j+s:// for TLS)"
+            )
         try:
             driver = AsyncGraphDatabase.driver(
                 self._uri,
@@ -184,10 +200,7 @@ class Neo4jGraphStore:
                 user_agent="mcp-hybrid-memory",
             )
         except (ValueError, DriverError) as exc:
-            raise BackendError(
-                f"NEO4J_URI={self._uri!r} is not a Neo4j address "
-                f"(neo4j://host:7687 or bolt://host:7687): {exc}"
-            ) from exc
+            raise BackendError(f"NEO4J_URI={self._uri!r} is not a usable Neo4j address: {exc}") from exc
         self._driver = driver
         try:
             async with self._errors():
@@ -221,15 +234,15 @@ class Neo4jGraphStore:
         except AuthError as exc:
             raise BackendError(
                 f"Neo4j at {self._uri} refused the credentials of user {self._user!r}: "
-                f"check NEO4J_USER/NEO4J_PASSWORD ({exc.message or type(exc).__name__})"
+                f"check NEO4J_USER/NEO4J_PASSWORD ({_describe(exc)})"
             ) from exc
         except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError) as exc:
             raise BackendUnavailableError(
-                f"Neo4j at {self._uri} cannot be reached ({exc}): "
+                f"Neo4j at {self._uri} cannot be reached ({_describe(exc)}): "
                 "start it (docker compose up neo4j) or fix NEO4J_URI"
             ) from exc
         except (Neo4jError, DriverError) as exc:
-            raise BackendError(f"Neo4j at {self._uri} failed: {exc}") from exc
+            raise BackendError(f"Neo4j at {self._uri} failed: {_describe(exc)}") from exc
 
     def _require(self) -> AsyncDriver:
         if self._driver is None:

@@ -1,33 +1,28 @@
 """The embedded vector store: Qdrant Edge (``qdrant-edge-py``) running in this process.
 
-A store directory holds::
+A store directory holds ``lock`` (flock'ed by the one owning process, holding its
+pid), ``store.json`` (the model and dimension that filled the store) and ``shard/``
+(Edge's segments and write-ahead log).
 
-    lock         flock'ed by the one process that owns the store; holds its pid
-    store.json   the embedding model and dimension that filled the store
-    shard/       the Edge shard (segments and write-ahead log)
+What Edge 0.9.0 does, measured here, and what follows:
 
-What Edge 0.9.0 does, measured on this machine, and what follows from it:
-
-- Its calls hold the GIL for their whole duration (none releases it). They run
-  through ``anyio.to_thread`` so the Python-side work is off the event loop, but
-  a long call (a big optimize) still stalls the loop until it returns.
-- It accepts calls from any thread and survived four threads hammering one shard;
-  we still serialise every call with one lock, so that a read-check-write (delete,
-  set_payload) is atomic and a request can time out waiting behind a long call.
-- ``update`` writes the WAL into a memory map without syncing it: the write
-  survives ``kill -9`` of this process but not a power cut or an OS crash.
-  ``flush`` msyncs the WAL and fsyncs the segments (~15 ms for a small write), so
-  every write here is followed by ``flush`` before it is acknowledged.
-- It never optimizes by itself, and ``optimize`` (building the HNSW index once a
-  segment passes the indexing threshold) is costly: ~5.5 s for 10k x 384 floats
-  on two cores, all with the GIL held. It runs on a background thread after
-  ``OPTIMIZE_AFTER_POINTS`` written points once the store has been idle for
-  ``OPTIMIZE_IDLE_S``, and on close; never on a request. Below the threshold it
-  returns in microseconds.
-- It flocks ``shard/wal`` itself, but a second opener only learns
-  ``Can't init WAL: Kind(WouldBlock)``; our own lock file comes first and names
-  the owner. A Rust panic surfaces as ``pyo3_runtime.PanicException``, a
-  ``BaseException``; inputs that are known to cause one are checked beforehand.
+- Every call holds the GIL until it returns. Calls run via ``anyio.to_thread`` so
+  our Python work is off the loop, but a long Edge call still stalls the loop.
+- Calls from several threads are safe, but we serialise them with one lock, so a
+  read-check-write (delete, set_payload) is atomic and a request can time out
+  behind a long call instead of queueing without bound.
+- ``update`` writes the WAL into a memory map without syncing: it survives
+  ``kill -9`` but not a power cut. ``flush`` msyncs the WAL and fsyncs segments,
+  so every write is flushed before it is acknowledged.
+- It never optimizes by itself, and ``optimize`` (HNSW build once a segment
+  passes the indexing threshold; microseconds below it) took 5.5 s for 10k x 384
+  on two cores, GIL held. So it runs on a background thread once
+  ``OPTIMIZE_AFTER_POINTS`` points were written and the store has been idle for
+  ``OPTIMIZE_IDLE_S``, and on close; never on a request.
+- It flocks ``shard/wal`` itself but then only says ``Can't init WAL:
+  Kind(WouldBlock)``; our lock file comes first and names the owner. Rust panics
+  arrive as ``pyo3_runtime.PanicException`` (a ``BaseException``); inputs known to
+  cause one are refused beforehand.
 """
 
 from __future__ import annotations
@@ -49,13 +44,7 @@ import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.errors import (
-    BackendError,
-    BackendUnavailableError,
-    ConflictError,
-    HybridMemoryError,
-    StoreLockedError,
-)
+from hybrid_memory.errors import BackendError, BackendUnavailableError, HybridMemoryError, StoreLockedError
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
@@ -91,10 +80,6 @@ def _edge_config(dimension: int) -> qe.EdgeConfig:
     )
 
 
-def _hits(points: list[qe.ScoredPoint]) -> list[VectorHit]:
-    return [VectorHit(memory=common.payload_to_memory(p.id, p.payload), score=p.score) for p in points]
-
-
 class EdgeVectorStore:
     """The ``VectorStore`` over an embedded Qdrant Edge shard in ``path``.
 
@@ -125,7 +110,8 @@ class EdgeVectorStore:
         """
         if self._shard is not None:
             raise RuntimeError("EdgeVectorStore is already open")
-        await anyio.to_thread.run_sync(self._open_sync, common.StoreIdentity(model, dimension))
+        with anyio.CancelScope(shield=True):  # half an open would hold the lock with no one to close it
+            await anyio.to_thread.run_sync(self._open_sync, common.StoreIdentity(model, dimension))
         self._dimension = dimension
         # The state of the shard left by the last run is unknown: check it at the first idle moment.
         self._pending = OPTIMIZE_AFTER_POINTS
@@ -173,41 +159,20 @@ class EdgeVectorStore:
         self._shard, self._lock_fd = shard, lock_fd
 
     def _load_or_create(self, wanted: common.StoreIdentity) -> qe.EdgeShard:
-        identity_path = self._path / IDENTITY_FILE
-        shard_path = self._path / SHARD_DIR
-        config = _edge_config(wanted.dimension)
+        identity_path, shard_path = self._path / IDENTITY_FILE, self._path / SHARD_DIR
         stored = _read_identity(identity_path)
         if stored is not None:
-            common.check_identity(
-                stored,
-                wanted,
-                store=f"at {self._path}",
-                elsewhere="set HYBRID_MEMORY_DATA_DIR to another directory",
-            )
+            elsewhere = "set HYBRID_MEMORY_DATA_DIR to another directory"
+            common.check_identity(stored, wanted, store=f"at {self._path}", elsewhere=elsewhere)
+        config = _edge_config(wanted.dimension)
         if not (shard_path.is_dir() and any(shard_path.iterdir())):
-            # The identity is written before the shard exists, so no shard is ever without one.
-            if stored is None:
+            if stored is None:  # written before the shard, so no shard is ever without one
                 _write_identity(identity_path, wanted)
             return qe.EdgeShard.create(str(shard_path), config)
-        try:
-            # Loading with our config makes Edge check that the vectors fit it.
-            shard = qe.EdgeShard.load(str(shard_path), config)
-        except Exception as exc:
-            if stored is None and "incompatible" in str(exc):
-                raise ConflictError(
-                    f"The memory store at {self._path} has no {IDENTITY_FILE} and its vectors do not "
-                    f"fit '{wanted.model}' (dimension {wanted.dimension}): {exc}. Configure the model "
-                    "that filled it, or set HYBRID_MEMORY_DATA_DIR to another directory."
-                ) from exc
-            raise
+        # Loading with our config makes Edge check that the stored vectors fit it.
+        shard = qe.EdgeShard.load(str(shard_path), config)
         if stored is None:
-            logger.warning(
-                "memory store at %s had no %s; recording model %s (dimension %d)",
-                self._path,
-                IDENTITY_FILE,
-                wanted.model,
-                wanted.dimension,
-            )
+            logger.warning("memory store at %s had no %s; recording %s", self._path, IDENTITY_FILE, wanted)
             _write_identity(identity_path, wanted)
         return shard
 
@@ -216,10 +181,16 @@ class EdgeVectorStore:
             shard, self._shard = self._shard, None
             try:
                 if shard is not None:
-                    if self._pending:
-                        shard.optimize()
-                    shard.flush()
-                    shard.close()
+                    try:
+                        if self._pending:
+                            started = time.monotonic()
+                            if shard.optimize():
+                                logger.info(
+                                    "optimized %s on close in %.1fs", self._path, time.monotonic() - started
+                                )
+                    finally:
+                        shard.flush()
+                        shard.close()
             except Exception as exc:
                 raise BackendError(f"Closing the memory store at {self._path} failed: {exc}") from exc
             finally:
@@ -239,9 +210,7 @@ class EdgeVectorStore:
             if self._shard is None:
                 raise BackendError(f"The memory store at {self._path} is closed.")
             return fn(self._shard)
-        except HybridMemoryError:
-            raise
-        except (KeyboardInterrupt, SystemExit):
+        except (HybridMemoryError, KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # Edge's Rust panics arrive as BaseException
             raise BackendError(f"The memory store at {self._path} failed: {exc}") from exc
@@ -274,29 +243,29 @@ class EdgeVectorStore:
                     self._wake.wait(idle_left)
                 if self._stopping:
                     return
-                pending = self._pending
-            started = time.monotonic()
             try:
-                changed = self._locked(lambda shard: shard.optimize(), wait_s=None)
+                self._optimize_sync(wait_s=None)
             except HybridMemoryError:
                 logger.exception("background optimize of the memory store at %s failed", self._path)
-                changed = False
-            with self._wake:
-                # Points written meanwhile stay pending; a failure waits for the next batch.
-                self._pending = max(0, self._pending - pending)
-            if changed:
-                logger.info(
-                    "optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started
-                )
 
-    async def optimize(self) -> bool:
-        """Build what indexes are due now (blocks the store meanwhile); True when anything changed."""
+    def _optimize_sync(self, *, wait_s: float | None) -> bool:
         with self._wake:
             pending = self._pending
-        changed = await self._run(lambda shard: shard.optimize())
-        with self._wake:
-            self._pending = max(0, self._pending - pending)
+        started = time.monotonic()
+        try:
+            changed = self._locked(lambda shard: shard.optimize(), wait_s=wait_s)
+        finally:
+            with self._wake:  # points written meanwhile stay pending; a failure waits for new ones
+                self._pending = max(0, self._pending - pending)
+        if changed:
+            logger.info("optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started)
         return changed
+
+    async def optimize(self) -> bool:
+        """Build the indexes that are due now (the store waits meanwhile); True when anything changed."""
+        if self._shard is None:
+            raise RuntimeError("EdgeVectorStore is not open; call open() first")
+        return await anyio.to_thread.run_sync(partial(self._optimize_sync, wait_s=self._timeout_s))
 
     # --- VectorStore ------------------------------------------------------------------------------
 
@@ -372,7 +341,7 @@ class EdgeVectorStore:
         common.check_limit(limit)
         query = qe.Query.Nearest(common.check_dense(vector, self._dimension), using=common.DENSE_VECTOR)
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
-        return _hits(await self._run(lambda shard: shard.query(request)))
+        return common.hits(await self._run(lambda shard: shard.query(request)))
 
     async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
         """Keyword matches by BM25 (the shard applies IDF), best first."""
@@ -383,7 +352,7 @@ class EdgeVectorStore:
         sparse = qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
         query = qe.Query.Nearest(sparse, using=common.SPARSE_VECTOR)
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
-        return _hits(await self._run(lambda shard: shard.query(request)))
+        return common.hits(await self._run(lambda shard: shard.query(request)))
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
@@ -413,8 +382,7 @@ class EdgeVectorStore:
             common.THREAD_FIELD, limit=limit, exact=True, filter=edge_filter(MemoryFilter(scope=scope))
         )
         response = await self._run(lambda shard: shard.facet(request))
-        hits = sorted(response.hits, key=lambda h: (-h.count, str(h.value)))
-        return {str(h.value): h.count for h in hits}
+        return common.facet_counts(response.hits)
 
 
 # --- the directory lock and the identity file --------------------------------------------------

@@ -66,10 +66,6 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def _hits(points: list[models.ScoredPoint]) -> list[VectorHit]:
-    return [VectorHit(memory=common.payload_to_memory(p.id, p.payload), score=p.score) for p in points]
-
-
 class QdrantServerVectorStore:
     """The ``VectorStore`` in collection ``collection`` of the Qdrant server at ``url``.
 
@@ -314,7 +310,7 @@ class QdrantServerVectorStore:
                 with_payload=True,
             )
         )
-        return _hits(response.points)
+        return common.hits(response.points)
 
     async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
         """Keyword matches by BM25 (the server applies IDF), best first."""
@@ -334,7 +330,7 @@ class QdrantServerVectorStore:
                 with_payload=True,
             )
         )
-        return _hits(response.points)
+        return common.hits(response.points)
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
@@ -373,5 +369,4 @@ class QdrantServerVectorStore:
                 self._collection, common.THREAD_FIELD, facet_filter=flt, limit=limit, exact=True
             )
         )
-        hits = sorted(response.hits, key=lambda h: (-h.count, str(h.value)))
-        return {str(h.value): h.count for h in hits}
+        return common.facet_counts(response.hits)

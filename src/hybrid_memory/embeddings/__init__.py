@@ -6,6 +6,8 @@ connects until the embedder is first used (or warmed up).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.chunking import TokenSpan, TokenSpans, approximate_token_spans, chunk_text
 from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
@@ -24,8 +26,15 @@ __all__ = [
 ]
 
 
-def build_embedder(settings: EmbeddingSettings) -> FastEmbedEmbedder | OpenAIEmbedder:
+def build_embedder(
+    settings: EmbeddingSettings, *, cache_dir: Path | None = None
+) -> FastEmbedEmbedder | OpenAIEmbedder:
     """The embedder ``settings`` ask for, not yet loaded or connected.
+
+    Args:
+        settings: The ``HYBRID_MEMORY_EMBEDDING_*`` settings.
+        cache_dir: Where fastembed keeps the models it downloads (e.g. under the
+            data directory); fastembed's default, a temporary directory, if ``None``.
 
     Raises:
         BackendError: the openai provider for OpenAI itself without an API key.
@@ -44,4 +53,5 @@ def build_embedder(settings: EmbeddingSettings) -> FastEmbedEmbedder | OpenAIEmb
         settings.model_path,
         threads=settings.threads,
         batch_size=settings.batch_size,
+        cache_dir=cache_dir,
     )

@@ -65,9 +65,9 @@ def chunk_text(
 ) -> list[str]:
     """Split ``text`` into chunks of at most ``max_tokens`` tokens each.
 
-    Consecutive chunks share about ``overlap_tokens`` tokens, so a sentence cut
-    at one chunk's end is whole in the next one. The overlap starts at a word
-    boundary, which can make it a little shorter than asked.
+    Consecutive chunks share up to ``overlap_tokens`` tokens, so the context of a
+    cut carries over into the next chunk. The overlap starts at a word boundary,
+    which can make it a little shorter than asked.
 
     Args:
         text: The text to split.
@@ -100,7 +100,7 @@ def chunk_text(
 
     # A cut never comes so early that the overlap would swallow the whole chunk,
     # so every chunk moves the start forward.
-    min_length = min(max_tokens, max(1, max_tokens // 2, overlap_tokens + 1))
+    min_length = max(1, max_tokens // 2, overlap_tokens + 1)
     chunks: list[str] = []
     start = 0
     while start + max_tokens < count:

@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -81,8 +82,8 @@ class FastEmbedEmbedder:
         self._tokenizer_file_tried = False
         self._tokenizer_lock = threading.Lock()
         # The async lock makes concurrent first calls wait for one load instead of
-        # each starting a thread; the thread lock keeps the load single even when
-        # the synchronous `dimension` property gets there first.
+        # each starting a thread; the thread lock keeps the load single on its own,
+        # whichever thread or event loop asks.
         self._load_lock = anyio.Lock()
         self._load_thread_lock = threading.Lock()
         self._limiter = anyio.CapacityLimiter(1)
@@ -124,6 +125,9 @@ class FastEmbedEmbedder:
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors for ``texts``, in order, embedded as documents (passages).
 
+        The model reads at most 512 tokens of a text (all-MiniLM-L6-v2 was trained
+        on 256): split longer ones with :func:`chunk_text` first.
+
         Raises:
             BackendError: the model cannot be loaded or failed on the texts.
         """
@@ -138,7 +142,7 @@ class FastEmbedEmbedder:
         for offset in range(0, len(texts), self._batch_size):
             batch = list(texts[offset : offset + self._batch_size])
             vectors += await anyio.to_thread.run_sync(
-                self._embed_batch, model, batch, False, limiter=self._limiter
+                partial(self._embed_sync, model, batch, query=False), limiter=self._limiter
             )
         return vectors
 
@@ -150,7 +154,7 @@ class FastEmbedEmbedder:
         """
         model = await self._ensure_loaded()
         vectors = await anyio.to_thread.run_sync(
-            self._embed_batch, model, [text], True, limiter=self._limiter
+            partial(self._embed_sync, model, [text], query=True), limiter=self._limiter
         )
         return vectors[0]
 
@@ -205,7 +209,7 @@ class FastEmbedEmbedder:
     def _warm_up_sync(self, model: TextEmbedding) -> None:
         self._get_tokenizer()
         # onnxruntime allocates its buffers on the first run: pay for that here too.
-        self._embed_batch(model, ["warm-up"], False)
+        self._embed_sync(model, ["warm-up"], query=False)
 
     def _create_model(self) -> TextEmbedding:
         from fastembed import TextEmbedding
@@ -253,7 +257,7 @@ class FastEmbedEmbedder:
             "to use an OpenAI-compatible server."
         )
 
-    def _embed_batch(self, model: TextEmbedding, texts: list[str], query: bool) -> list[list[float]]:
+    def _embed_sync(self, model: TextEmbedding, texts: list[str], *, query: bool) -> list[list[float]]:
         try:
             arrays: Iterable[Any] = (
                 model.query_embed(texts) if query else model.passage_embed(texts, batch_size=len(texts))
