@@ -18,7 +18,9 @@ logger = logging.getLogger("hybrid_memory")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hybrid-memory", description="Long-term memory for AI agents over MCP.")
+    parser = argparse.ArgumentParser(
+        prog="hybrid-memory", description="Long-term memory for AI agents over MCP."
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -69,7 +71,9 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {k: v for k, v in {"data_dir": args.data_dir, "project": args.project}.items() if v is not None}
+    overrides = {
+        k: v for k, v in {"data_dir": args.data_dir, "project": args.project}.items() if v is not None
+    }
     return load_settings(**overrides)
 
 

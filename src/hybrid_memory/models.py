@@ -188,7 +188,8 @@ class MessageIn(BaseModel):
     )
     id: str | None = Field(
         default=None,
-        description="Your id for the message; recall returns it as message_id. Default: a hash of role and text.",
+        description="Your id for the message; recall returns it as message_id. "
+        "Default: a hash of role and text.",
     )
     created_at: datetime | None = Field(default=None, description="ISO 8601; default: now")
 
@@ -199,12 +200,16 @@ class RememberResult(BaseModel):
     unchanged: int = Field(description="messages already remembered with the same text")
     skipped: int = Field(description="messages or blocks left out: other roles, tool calls, thinking, empty")
     chunks: int = Field(description="memories written (long messages are split into overlapping chunks)")
-    memory_ids: list[str] = Field(description="ids of every memory of the given messages, stored or unchanged")
+    memory_ids: list[str] = Field(
+        description="ids of every memory of the given messages, stored or unchanged"
+    )
     skipped_reasons: dict[str, int] = Field(default_factory=dict)
 
 
 class RecallHit(BaseModel):
-    id: str = Field(description="memory id; for a note, the note id (usable with create_link / get_linked_notes)")
+    id: str = Field(
+        description="memory id; for a note, the note id (usable with create_link / get_linked_notes)"
+    )
     kind: MemoryKind
     text: str
     score: float = Field(description="final score, 0..1, higher is better")

@@ -61,7 +61,9 @@ class Ranked:
     scores: dict[str, float]
 
 
-def rrf(channels: Mapping[str, Sequence[ChannelHit]], *, k: int = 60, weights: Mapping[str, float] | None = None) -> list[Fused]:
+def rrf(
+    channels: Mapping[str, Sequence[ChannelHit]], *, k: int = 60, weights: Mapping[str, float] | None = None
+) -> list[Fused]:
     """Weighted reciprocal-rank fusion, normalised to 0..1.
 
     Each channel adds ``w / (k + rank)``; the sum is divided by the best possible
@@ -120,7 +122,13 @@ def final_scores(
         score = (weights.relevance * f.relevance + weights.recency * rec + weights.importance * imp) / total
         ranked.append(
             Ranked(
-                id=f.id, score=score, relevance=f.relevance, recency=rec, importance=imp, ranks=f.ranks, scores=f.scores
+                id=f.id,
+                score=score,
+                relevance=f.relevance,
+                recency=rec,
+                importance=imp,
+                ranks=f.ranks,
+                scores=f.scores,
             )
         )
     ranked.sort(key=lambda r: (-r.score, -r.relevance, r.id))

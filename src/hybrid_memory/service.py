@@ -163,11 +163,15 @@ class MemoryService:
 
     # --- threads ---------------------------------------------------------------------
 
-    async def remember_thread(self, scope: Scope, thread_id: str, messages: Sequence[MessageIn]) -> RememberResult:
+    async def remember_thread(
+        self, scope: Scope, thread_id: str, messages: Sequence[MessageIn]
+    ) -> RememberResult:
         """Store a thread's user and assistant messages, chunked; idempotent per message."""
         thread_id = self._identifier(thread_id, "thread_id")
         if not messages:
-            raise InvalidInputError("messages is empty. Pass the thread's messages as [{role, content}, ...].")
+            raise InvalidInputError(
+                "messages is empty. Pass the thread's messages as [{role, content}, ...]."
+            )
         if len(messages) > self._settings.max_messages:
             raise InvalidInputError(
                 f"{len(messages)} messages in one call; the limit is {self._settings.max_messages}. "
@@ -323,7 +327,9 @@ class MemoryService:
         if importance is not None:
             changes["importance"] = importance
         if len(changes) == 1:
-            raise InvalidInputError("Nothing to update: pass at least one of content, type, tags, importance.")
+            raise InvalidInputError(
+                "Nothing to update: pass at least one of content, type, tags, importance."
+            )
         updated = note.model_copy(update=changes)
         await self._graph.upsert_note(updated)
         await self._index_note(updated)
@@ -376,10 +382,14 @@ class MemoryService:
 
     # --- forgetting -----------------------------------------------------------------------
 
-    async def forget(self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None) -> ForgetResult:
+    async def forget(
+        self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None
+    ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
         if not ids and thread_id is None:
-            raise InvalidInputError("Pass ids (memory or note ids from recall_memory) or a thread_id to forget.")
+            raise InvalidInputError(
+                "Pass ids (memory or note ids from recall_memory) or a thread_id to forget."
+            )
         deleted_notes = 0
         deleted_ids: list[str] = []
         for note in await self._graph.get_notes(scope, list(ids)):
@@ -400,8 +410,9 @@ class MemoryService:
         deleted_ids.extend(i for i in present if i not in deleted_ids)
         missing = [i for i in ids if i not in deleted_ids]
         if ids and missing and not deleted_ids:
+            named = ", ".join(repr(m) for m in missing[:5])
             raise NotFoundError(
-                f"Nothing to forget: no memory or note {', '.join(repr(m) for m in missing[:5])} in this project. "
+                f"Nothing to forget: no memory or note {named} in this project. "
                 "recall_memory returns the ids you can forget."
             )
         return ForgetResult(deleted_memories=deleted_memories, deleted_notes=deleted_notes, ids=deleted_ids)
@@ -521,7 +532,9 @@ class MemoryService:
                     continue
                 seen.add(note.id)
                 notes[note.id] = note
-                neighbours.append(ranking.ChannelHit(note.id, len(neighbours) + 1, strength.get(note.id, 0.0)))
+                neighbours.append(
+                    ranking.ChannelHit(note.id, len(neighbours) + 1, strength.get(note.id, 0.0))
+                )
         if neighbours:
             channels["neighbour"] = neighbours
 

@@ -51,7 +51,9 @@ class QdrantSettings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="ignore")
 
-    url: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_URL", "HYBRID_MEMORY_QDRANT_URL"))
+    url: str | None = Field(
+        default=None, validation_alias=AliasChoices("QDRANT_URL", "HYBRID_MEMORY_QDRANT_URL")
+    )
     api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("QDRANT_API_KEY", "HYBRID_MEMORY_QDRANT_API_KEY")
     )
@@ -64,7 +66,9 @@ class Neo4jSettings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="ignore")
 
-    uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI", "HYBRID_MEMORY_NEO4J_URI"))
+    uri: str | None = Field(
+        default=None, validation_alias=AliasChoices("NEO4J_URI", "HYBRID_MEMORY_NEO4J_URI")
+    )
     user: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_USER", "NEO4J_USERNAME"))
     password: SecretStr | None = Field(default=None, validation_alias="NEO4J_PASSWORD")
     database: str | None = Field(default=None, validation_alias="NEO4J_DATABASE")
@@ -113,7 +117,9 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _check(self) -> Self:
         if self.chunk_overlap_tokens >= self.chunk_tokens:
-            raise ValueError("HYBRID_MEMORY_CHUNK_OVERLAP_TOKENS must be smaller than HYBRID_MEMORY_CHUNK_TOKENS")
+            raise ValueError(
+                "HYBRID_MEMORY_CHUNK_OVERLAP_TOKENS must be smaller than HYBRID_MEMORY_CHUNK_TOKENS"
+            )
         if self.resolved_vector_backend == "qdrant" and not self.qdrant.url:
             raise ValueError("HYBRID_MEMORY_VECTOR_BACKEND=qdrant needs QDRANT_URL")
         if self.resolved_graph_backend == "neo4j" and not self.neo4j.uri:

@@ -64,7 +64,9 @@ async def second_session(client: Client, ids: dict[str, Any]) -> None:
     notes = await call(client, "recall_memory", query="office size requirements", kinds=["note"])
     assert notes["results"][0]["id"] == ids["b"]
     hood = await call(client, "get_linked_notes", note_id=ids["b"])
-    assert [(lk["from_id"], lk["to_id"], lk["relation"]) for lk in hood["links"]] == [(ids["b"], ids["a"], "part_of")]
+    assert [(lk["from_id"], lk["to_id"], lk["relation"]) for lk in hood["links"]] == [
+        (ids["b"], ids["a"], "part_of")
+    ]
 
 
 def stdio_params(data_dir: Path) -> StdioServerParameters:
@@ -85,18 +87,16 @@ async def test_second_process_on_the_same_store_gets_a_clear_error(tmp_path: Pat
     with anyio.fail_after(120):
         async with Client(stdio_params(tmp_path)) as client:
             await call(client, "remember_thread", thread_id="t", messages=THREAD[:1])
-            second = subprocess.run(
+            second = await anyio.run_process(
                 [sys.executable, "-m", "hybrid_memory", "serve"],
                 env=server_env(tmp_path),
-                input="",
-                capture_output=True,
-                text=True,
-                timeout=60,
+                input=b"",
+                check=False,
             )
             assert second.returncode == 1
-            assert second.stdout == ""
-            assert "already in use by another hybrid-memory process" in second.stderr
-            assert "hybrid-memory serve --transport http" in second.stderr
+            assert second.stdout == b""
+            assert b"already in use by another hybrid-memory process" in second.stderr
+            assert b"hybrid-memory serve --transport http" in second.stderr
             # the first server and its store are unharmed
             recall = await call(client, "recall_memory", query="moving the team")
             assert recall["results"][0]["message_id"] == "u1"

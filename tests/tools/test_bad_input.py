@@ -15,7 +15,12 @@ HUGE = "x" * 100_001
 
 
 async def seed(client: Client) -> dict[str, str]:
-    await call(client, "remember_thread", thread_id="t", messages=[{"role": "user", "content": "I like tea.", "id": "1"}])
+    await call(
+        client,
+        "remember_thread",
+        thread_id="t",
+        messages=[{"role": "user", "content": "I like tea.", "id": "1"}],
+    )
     a = await call(client, "create_note", content="The user likes tea.", type="preference")
     b = await call(client, "create_note", content="Tea has caffeine.", type="fact")
     await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="relates_to")
@@ -27,10 +32,22 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("remember_thread", {"messages": [{"role": "user", "content": "hi"}]}, "thread_id\n  Field required"),
     ("remember_thread", {"thread_id": "t"}, "messages\n  Field required"),
     ("remember_thread", {"thread_id": "t", "messages": "hello"}, "Input should be a valid list"),
-    ("remember_thread", {"thread_id": "t", "messages": []}, "messages is empty. Pass the thread's messages as [{role, content}, ...]."),
-    ("remember_thread", {"thread_id": "  ", "messages": [{"role": "user", "content": "x"}]}, "thread_id is empty. Pass a non-empty thread_id."),
+    (
+        "remember_thread",
+        {"thread_id": "t", "messages": []},
+        "messages is empty. Pass the thread's messages as [{role, content}, ...].",
+    ),
+    (
+        "remember_thread",
+        {"thread_id": "  ", "messages": [{"role": "user", "content": "x"}]},
+        "thread_id is empty. Pass a non-empty thread_id.",
+    ),
     ("remember_thread", {"thread_id": "t", "messages": [{"content": "no role"}]}, "role\n  Field required"),
-    ("remember_thread", {"thread_id": "t", "messages": [{"role": "user", "content": HUGE}]}, "messages[0].content has 100,001 characters; the limit is 100,000. Split it into several notes or messages, or summarise it first."),
+    (
+        "remember_thread",
+        {"thread_id": "t", "messages": [{"role": "user", "content": HUGE}]},
+        "messages[0].content has 100,001 characters; the limit is 100,000. Split it into several notes or messages, or summarise it first.",
+    ),
     ("recall_memory", {}, "query\n  Field required"),
     ("recall_memory", {"query": ""}, "query is empty. Pass the text to remember."),
     ("recall_memory", {"query": "tea", "limit": 0}, "Input should be greater than or equal to 1"),
@@ -39,35 +56,87 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("recall_memory", {"query": "tea", "since": "last tuesday"}, "Input should be a valid datetime"),
     ("create_note", {"type": "fact"}, "content\n  Field required"),
     ("create_note", {"content": "   ", "type": "fact"}, "content is empty. Pass the text to remember."),
-    ("create_note", {"content": HUGE, "type": "fact"}, "content has 100,001 characters; the limit is 100,000. Split it into several notes or messages, or summarise it first."),
-    ("create_note", {"content": "x", "type": "rumour"}, "Input should be 'fact', 'preference', 'decision', 'insight', 'question' or 'concept'"),
-    ("create_note", {"content": "x", "type": "fact", "importance": 7}, "Input should be less than or equal to 1"),
+    (
+        "create_note",
+        {"content": HUGE, "type": "fact"},
+        "content has 100,001 characters; the limit is 100,000. Split it into several notes or messages, or summarise it first.",
+    ),
+    (
+        "create_note",
+        {"content": "x", "type": "rumour"},
+        "Input should be 'fact', 'preference', 'decision', 'insight', 'question' or 'concept'",
+    ),
+    (
+        "create_note",
+        {"content": "x", "type": "fact", "importance": 7},
+        "Input should be less than or equal to 1",
+    ),
     ("create_note", {"content": "x", "type": "fact", "tags": "tea"}, "Input should be a valid list"),
-    ("create_link", {"from_id": "{a}", "to_id": UNKNOWN, "relation": "supports"}, f"No note '{UNKNOWN}' in this project. create_note returns note ids; recall_memory(kinds=['note']) finds existing ones."),
-    ("create_link", {"from_id": "{a}", "to_id": "{b}", "relation": "loves"}, "Input should be 'extends', 'contradicts', 'supports', 'example_of', 'part_of', 'relates_to', 'answers', 'caused_by', 'temporal' or 'supersedes'"),
-    ("create_link", {"from_id": "{a}", "to_id": "{a}", "relation": "supports"}, "from_id and to_id are the same note; a link joins two different notes."),
-    ("create_link", {"from_id": "{a}", "to_id": "{b}", "relation": "supports", "strength": -1}, "Input should be greater than or equal to 0"),
+    (
+        "create_link",
+        {"from_id": "{a}", "to_id": UNKNOWN, "relation": "supports"},
+        f"No note '{UNKNOWN}' in this project. create_note returns note ids; recall_memory(kinds=['note']) finds existing ones.",
+    ),
+    (
+        "create_link",
+        {"from_id": "{a}", "to_id": "{b}", "relation": "loves"},
+        "Input should be 'extends', 'contradicts', 'supports', 'example_of', 'part_of', 'relates_to', 'answers', 'caused_by', 'temporal' or 'supersedes'",
+    ),
+    (
+        "create_link",
+        {"from_id": "{a}", "to_id": "{a}", "relation": "supports"},
+        "from_id and to_id are the same note; a link joins two different notes.",
+    ),
+    (
+        "create_link",
+        {"from_id": "{a}", "to_id": "{b}", "relation": "supports", "strength": -1},
+        "Input should be greater than or equal to 0",
+    ),
     ("create_link", {"from_id": "{a}", "relation": "supports"}, "to_id\n  Field required"),
-    ("get_linked_notes", {"note_id": UNKNOWN}, f"No note '{UNKNOWN}' in this project. create_note returns note ids; recall_memory(kinds=['note']) finds existing ones."),
+    (
+        "get_linked_notes",
+        {"note_id": UNKNOWN},
+        f"No note '{UNKNOWN}' in this project. create_note returns note ids; recall_memory(kinds=['note']) finds existing ones.",
+    ),
     ("get_linked_notes", {"note_id": "{a}", "depth": 9}, "Input should be less than or equal to 5"),
-    ("get_linked_notes", {"note_id": "{a}", "direction": "sideways"}, "Input should be 'out', 'in' or 'both'"),
+    (
+        "get_linked_notes",
+        {"note_id": "{a}", "direction": "sideways"},
+        "Input should be 'out', 'in' or 'both'",
+    ),
     ("get_linked_notes", {"note_id": "{a}", "relations": ["loves"]}, "Input should be 'extends'"),
-    ("update_note", {"note_id": UNKNOWN, "content": "x"}, f"No note '{UNKNOWN}' in this project. create_note returns note ids; recall_memory(kinds=['note']) finds existing ones."),
-    ("update_note", {"note_id": "{a}"}, "Nothing to update: pass at least one of content, type, tags, importance."),
+    (
+        "update_note",
+        {"note_id": UNKNOWN, "content": "x"},
+        f"No note '{UNKNOWN}' in this project. create_note returns note ids; recall_memory(kinds=['note']) finds existing ones.",
+    ),
+    (
+        "update_note",
+        {"note_id": "{a}"},
+        "Nothing to update: pass at least one of content, type, tags, importance.",
+    ),
     ("update_note", {"note_id": "{a}", "content": ""}, "content is empty. Pass the text to remember."),
     ("forget", {}, "Pass ids (memory or note ids from recall_memory) or a thread_id to forget."),
-    ("forget", {"ids": [UNKNOWN]}, f"Nothing to forget: no memory or note '{UNKNOWN}' in this project. recall_memory returns the ids you can forget."),
+    (
+        "forget",
+        {"ids": [UNKNOWN]},
+        f"Nothing to forget: no memory or note '{UNKNOWN}' in this project. recall_memory returns the ids you can forget.",
+    ),
     ("list_threads", {"limit": 100000}, "Input should be less than or equal to 500"),
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 async def test_bad_input_is_rejected_clearly_and_changes_nothing(
     server: MCPServer[Any], tool: str, arguments: dict[str, Any], message: str
 ) -> None:
     async with Client(server) as client:
         ids = await seed(client)
-        arguments = {k: ids.get(str(v).strip("{}"), v) if isinstance(v, str) else v for k, v in arguments.items()}
+        arguments = {
+            k: ids.get(str(v).strip("{}"), v) if isinstance(v, str) else v for k, v in arguments.items()
+        }
         before = await snapshot(client)
         error = await call_error(client, tool, **arguments)
         if message.startswith(("Input should", "Field required")) or "\n" in message:

@@ -27,7 +27,9 @@ THREAD = [
 ]
 
 
-async def test_remember_thread_keeps_user_and_assistant_text_and_counts_the_rest(server: MCPServer[Any]) -> None:
+async def test_remember_thread_keeps_user_and_assistant_text_and_counts_the_rest(
+    server: MCPServer[Any],
+) -> None:
     async with Client(server) as client:
         result = await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
         assert result["stored"] == 4
@@ -52,7 +54,11 @@ async def test_remember_thread_twice_stores_nothing_twice(server: MCPServer[Any]
 
 async def test_remember_thread_without_ids_is_idempotent_by_content(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
-        messages = [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "ok"}]
+        messages = [
+            {"role": "user", "content": "ok"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "ok"},
+        ]
         first = await call(client, "remember_thread", thread_id="t-2", messages=messages)
         again = await call(client, "remember_thread", thread_id="t-2", messages=messages)
         assert first["stored"] == 3
@@ -88,8 +94,15 @@ async def test_recall_finds_a_paraphrase_first_with_its_message_id(server: MCPSe
 async def test_recall_filters_by_thread_and_kind(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
         await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-        await call(client, "remember_thread", thread_id="t-9", messages=[{"role": "user", "content": "Biscuit chewed my shoes."}])
-        note = await call(client, "create_note", content="The user's dog is a beagle called Biscuit.", type="fact")
+        await call(
+            client,
+            "remember_thread",
+            thread_id="t-9",
+            messages=[{"role": "user", "content": "Biscuit chewed my shoes."}],
+        )
+        note = await call(
+            client, "create_note", content="The user's dog is a beagle called Biscuit.", type="fact"
+        )
         only_t9 = await call(client, "recall_memory", query="Biscuit", thread_id="t-9", limit=10)
         assert {r["thread_id"] for r in only_t9["results"]} == {"t-9"}
         notes = await call(client, "recall_memory", query="Biscuit the dog", kinds=["note"], limit=10)
@@ -99,9 +112,16 @@ async def test_recall_filters_by_thread_and_kind(server: MCPServer[Any]) -> None
 
 async def test_long_messages_are_chunked_and_recalled_once(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
-        filler = " ".join(f"Sentence number {i} talks about the weather in a pleasant way." for i in range(80))
+        filler = " ".join(
+            f"Sentence number {i} talks about the weather in a pleasant way." for i in range(80)
+        )
         long_text = filler + " The secret password for the garage door is tangerine."
-        result = await call(client, "remember_thread", thread_id="long", messages=[{"role": "user", "content": long_text, "id": "big"}])
+        result = await call(
+            client,
+            "remember_thread",
+            thread_id="long",
+            messages=[{"role": "user", "content": long_text, "id": "big"}],
+        )
         assert result["chunks"] > 2
         hits = await call(client, "recall_memory", query="garage door password", limit=5)
         assert hits["results"][0]["message_id"] == "big"
@@ -111,14 +131,28 @@ async def test_long_messages_are_chunked_and_recalled_once(server: MCPServer[Any
 
 async def test_notes_links_and_neighbourhood(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
-        a = await call(client, "create_note", content="Use PostgreSQL for the billing service.", type="decision", tags=["db"], importance=0.9)
+        a = await call(
+            client,
+            "create_note",
+            content="Use PostgreSQL for the billing service.",
+            type="decision",
+            tags=["db"],
+            importance=0.9,
+        )
         b = await call(client, "create_note", content="Billing needs multi-row transactions.", type="fact")
         c = await call(client, "create_note", content="Transactions must be serialisable.", type="insight")
         assert a["type"] == "decision"
         assert a["tags"] == ["db"]
         assert a["importance"] == 0.9
-        link = await call(client, "create_link", from_id=b["id"], to_id=a["id"], relation="supports", strength=0.8)
-        assert (link["from_id"], link["to_id"], link["relation"], link["strength"]) == (b["id"], a["id"], "supports", 0.8)
+        link = await call(
+            client, "create_link", from_id=b["id"], to_id=a["id"], relation="supports", strength=0.8
+        )
+        assert (link["from_id"], link["to_id"], link["relation"], link["strength"]) == (
+            b["id"],
+            a["id"],
+            "supports",
+            0.8,
+        )
         await call(client, "create_link", from_id=c["id"], to_id=b["id"], relation="extends")
 
         one = await call(client, "get_linked_notes", note_id=a["id"])
@@ -149,7 +183,9 @@ async def test_supersedes_hides_the_old_note_unless_asked(server: MCPServer[Any]
         await call(client, "create_link", from_id=new["id"], to_id=old["id"], relation="supersedes")
         current = await call(client, "recall_memory", query="when is the team standup", kinds=["note"])
         assert [r["id"] for r in current["results"]] == [new["id"]]
-        everything = await call(client, "recall_memory", query="when is the team standup", kinds=["note"], include_invalid=True)
+        everything = await call(
+            client, "recall_memory", query="when is the team standup", kinds=["note"], include_invalid=True
+        )
         assert {r["id"] for r in everything["results"]} == {new["id"], old["id"]}
         closed = next(r for r in everything["results"] if r["id"] == old["id"])
         assert closed["valid_to"] is not None
@@ -158,7 +194,9 @@ async def test_supersedes_hides_the_old_note_unless_asked(server: MCPServer[Any]
 async def test_update_note_changes_what_recall_finds(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
         note = await call(client, "create_note", content="Favourite colour: green", type="preference")
-        updated = await call(client, "update_note", note_id=note["id"], content="Favourite colour: purple", tags=["colour"])
+        updated = await call(
+            client, "update_note", note_id=note["id"], content="Favourite colour: purple", tags=["colour"]
+        )
         assert updated["content"] == "Favourite colour: purple"
         assert updated["tags"] == ["colour"]
         assert updated["created"] == note["created"]
@@ -182,7 +220,9 @@ async def test_forget_a_note_removes_it_and_its_links(server: MCPServer[Any]) ->
 async def test_forget_a_thread_removes_its_messages_only(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
         await call(client, "remember_thread", thread_id="t-1", messages=THREAD)
-        await call(client, "remember_thread", thread_id="t-2", messages=[{"role": "user", "content": "keep me"}])
+        await call(
+            client, "remember_thread", thread_id="t-2", messages=[{"role": "user", "content": "keep me"}]
+        )
         result = await call(client, "forget", thread_id="t-1")
         assert result["deleted_memories"] == 4
         threads = await call(client, "list_threads")
@@ -193,8 +233,14 @@ async def test_tools_declare_annotations_and_output_schemas(server: MCPServer[An
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) >= {
-            "recall_memory", "remember_thread", "create_note", "create_link", "get_linked_notes",
-            "update_note", "forget", "list_threads",
+            "recall_memory",
+            "remember_thread",
+            "create_note",
+            "create_link",
+            "get_linked_notes",
+            "update_note",
+            "forget",
+            "list_threads",
         }
         assert tools["recall_memory"].annotations.read_only_hint is True
         assert tools["forget"].annotations.destructive_hint is True

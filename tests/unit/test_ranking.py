@@ -82,15 +82,24 @@ def test_final_scores_weigh_importance() -> None:
 
 def test_final_scores_default_importance_is_neutral() -> None:
     ranked = final_scores(
-        [Fused("a", 1.0, {}, {})], created_at=lambda _: NOW, importance=lambda _: None, now=NOW, weights=Weights()
+        [Fused("a", 1.0, {}, {})],
+        created_at=lambda _: NOW,
+        importance=lambda _: None,
+        now=NOW,
+        weights=Weights(),
     )
     assert ranked[0].importance == 0.5
 
 
 def test_final_scores_reject_all_zero_weights() -> None:
     with pytest.raises(ValueError, match="at least one ranking weight"):
-        final_scores([], created_at=lambda _: NOW, importance=lambda _: None, now=NOW,
-                     weights=Weights(relevance=0, recency=0, importance=0))
+        final_scores(
+            [],
+            created_at=lambda _: NOW,
+            importance=lambda _: None,
+            now=NOW,
+            weights=Weights(relevance=0, recency=0, importance=0),
+        )
 
 
 def ranked(*ids: str) -> list[Ranked]:

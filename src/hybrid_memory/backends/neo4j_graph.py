@@ -13,43 +13,20 @@ class knows the difference.
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal, cast
 
 import anyio
-from neo4j import (
-    AsyncDriver,
-    AsyncGraphDatabase,
-    AsyncManagedTransaction,
-    Query,
-    RoutingControl,
-    unit_of_work,
-)
-from neo4j.exceptions import (
-    AuthError,
-    ConnectionAcquisitionTimeoutError,
-    DriverError,
-    Neo4jError,
-    ServiceUnavailable,
-    SessionExpired,
-)
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Query, RoutingControl, unit_of_work
+from neo4j.exceptions import AuthError, ConnectionAcquisitionTimeoutError, DriverError, Neo4jError
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from hybrid_memory.backends import cypher
+from hybrid_memory.backends.cypher import filter_params, fmt_time, link_from_row, note_from_map, note_params
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
-from hybrid_memory.models import (
-    Direction,
-    Link,
-    Neighbourhood,
-    Note,
-    NoteFilter,
-    NoteHit,
-    NoteType,
-    Relation,
-    Scope,
-)
+from hybrid_memory.models import Direction, Link, Neighbourhood, Note, NoteFilter, NoteHit, Relation, Scope
 
 logger = logging.getLogger(__name__)
 
@@ -63,77 +40,6 @@ _EXPAND = {
     Direction.IN: cypher.EXPAND_IN,
     Direction.BOTH: cypher.EXPAND_BOTH,
 }
-
-# Letters and digits; "_" splits words like SQLite's unicode61 tokenizer does, so both
-# graph backends agree on what a word is.
-_WORD = re.compile(r"[^\W_]+")
-# Kept identical to the SQLite store's list, so both treat the same queries as empty.
-# fmt: off
-_STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
-})
-# fmt: on
-_MAX_QUERY_TERMS = 64
-
-
-def fmt_time(dt: datetime) -> str:
-    """Fixed-width ISO 8601 in UTC, so string order is time order. Naive datetimes are taken as UTC."""
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def _fmt_opt(dt: datetime | None) -> str | None:
-    return None if dt is None else fmt_time(dt)
-
-
-def _parse_opt(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
-def search_text(note: Note) -> str:
-    """Content and tags as lower-case words joined by single spaces: what the full-text index sees."""
-    return " ".join(_WORD.findall(f"{note.content} {' '.join(note.tags)}".lower()))
-
-
-def query_terms(text: str) -> list[str]:
-    """The distinct searchable words of any user text, stop words dropped, at most 64."""
-    terms: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if word not in _STOPWORDS and word not in terms:
-            terms.append(word)
-    return terms[:_MAX_QUERY_TERMS]
-
-
-def _note(data: Mapping[str, Any]) -> Note:
-    return Note(
-        id=data["id"],
-        project=data["project"],
-        user=data["user"],
-        content=data["content"],
-        type=NoteType(data["type"]),
-        tags=list(data["tags"] or []),
-        importance=data["importance"],
-        thread_id=data["thread_id"],
-        created=datetime.fromisoformat(data["created"]),
-        modified=datetime.fromisoformat(data["modified"]),
-        valid_from=_parse_opt(data["valid_from"]),
-        valid_to=_parse_opt(data["valid_to"]),
-    )
-
-
-def _filter_params(flt: NoteFilter) -> dict[str, Any]:
-    return {
-        "project": flt.scope.project,
-        "user": flt.scope.user,
-        "types": None if flt.types is None else [t.value for t in flt.types],
-        "tags": flt.tags,
-        "thread_id": flt.thread_id,
-        "valid_at": _fmt_opt(flt.valid_at),
-    }
-
 
 def _describe(exc: Exception) -> str:
     """The server's own message and code, without the driver's GQL status boilerplate."""

@@ -17,7 +17,8 @@ def register(server: MCPServer[Any]) -> None:
     async def forget(
         ctx: Context[Any, Any],
         ids: Annotated[
-            list[str], Field(max_length=500, description="Memory or note ids (from recall_memory / create_note)")
+            list[str],
+            Field(max_length=500, description="Memory or note ids (from recall_memory / create_note)"),
         ] = [],  # noqa: B006
         thread_id: Annotated[str | None, Field(description="Forget every message of this thread")] = None,
     ) -> ForgetResult:

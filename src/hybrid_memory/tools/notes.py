@@ -17,8 +17,12 @@ def register(server: MCPServer[Any]) -> None:
     @server.tool(annotations=WRITE)
     @tool_errors
     async def create_note(
-        content: Annotated[str, Field(description="One self-contained piece of knowledge, in a sentence or two")],
-        type: Annotated[NoteType, Field(description="fact, preference, decision, insight, question or concept")],
+        content: Annotated[
+            str, Field(description="One self-contained piece of knowledge, in a sentence or two")
+        ],
+        type: Annotated[
+            NoteType, Field(description="fact, preference, decision, insight, question or concept")
+        ],
         ctx: Context[Any, Any],
         tags: Annotated[list[str], Field(description="Short labels for filtering")] = [],  # noqa: B006
         importance: Importance = None,
@@ -87,7 +91,10 @@ def register(server: MCPServer[Any]) -> None:
         direction: Annotated[Direction, Field(description="out, in or both")] = Direction.BOTH,
         limit: Annotated[int, Field(ge=1, le=200, description="At most this many notes")] = 50,
     ) -> Neighbourhood:
-        """The neighbourhood of a note: the note itself first, the notes within `depth` links, and those links."""
+        """The neighbourhood of a note: the note itself first, then the notes within `depth` links.
+
+        `links` are the links among those notes, so the caller can see how each is related.
+        """
         a = app(ctx)
         return await a.service.linked_notes(
             a.scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit

@@ -26,7 +26,9 @@ def register(server: MCPServer[Any]) -> None:
         ] = None,
         note_types: Annotated[list[NoteType] | None, Field(description="Only notes of these types")] = None,
         tags: Annotated[list[str] | None, Field(description="Only items carrying any of these tags")] = None,
-        since: Annotated[datetime | None, Field(description="Only items created at or after (ISO 8601)")] = None,
+        since: Annotated[
+            datetime | None, Field(description="Only items created at or after (ISO 8601)")
+        ] = None,
         until: Annotated[datetime | None, Field(description="Only items created before (ISO 8601)")] = None,
         include_invalid: Annotated[
             bool, Field(description="Also return notes that were superseded or contradicted")

@@ -15,10 +15,14 @@ def register(server: MCPServer[Any]) -> None:
     @server.tool(annotations=IDEMPOTENT_WRITE)
     @tool_errors
     async def remember_thread(
-        thread_id: Annotated[str, Field(description="Your id for this conversation (session); reuse it to add to it")],
+        thread_id: Annotated[
+            str, Field(description="Your id for this conversation (session); reuse it to add to it")
+        ],
         messages: Annotated[
             list[MessageIn],
-            Field(description="The conversation's messages in order: [{role, content, id?, created_at?}, ...]"),
+            Field(
+                description="The conversation's messages in order: [{role, content, id?, created_at?}, ...]"
+            ),
         ],
         ctx: Context[Any, Any],
     ) -> RememberResult:
