@@ -1,4 +1,5 @@
-"""Every Cypher statement of the Neo4j graph store, as constants with ``$parameters`` only.
+"""Every Cypher statement of the Neo4j graph store, as constants with ``$parameters`` only,
+and the mapping between models and those parameters and records.
 
 No statement is ever built from user data. The only text assembled at import time
 is (a) shared fragments (the note projection, the note filter) and (b) one
@@ -43,14 +44,26 @@ variable-length path semantics.
 ArcadeDB (the Bolt server the test suite runs against) needs different text for a
 few statements; those variants live in :data:`ARCADEDB_OVERRIDES` and are chosen by
 the backend only. ``docs/arcadedb-differences.md`` lists every difference.
+
+Full-text search
+----------------
+``search_text`` holds the note's words as this module's tokenizer sees them (letters
+and digits, lower-cased, single spaces), so Neo4j's Lucene analyzer and ArcadeDB's
+``split()`` find exactly the words the query side looks for, and the search query is
+built from words only (:func:`lucene_query`), each quoted: no operator of the user's
+text reaches Lucene. Tokenizer and stop words match the SQLite store's, so both graph
+backends treat the same text as the same words.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
-from hybrid_memory.models import Relation
+from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
 
 LABEL: Final = "Note"
 FULLTEXT_INDEX: Final = "note_search"
@@ -181,7 +194,8 @@ MATCH (b:Note {{id: $to_id}}) WHERE b.project = $project AND b.user = $user
 MERGE (a)-[r:{rel_type}]->(b)
 ON CREATE SET r.created = $created
 SET r.strength = $strength, r.valid_from = $valid_from, r.valid_to = $valid_to
-RETURN r.strength AS strength, r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to"""
+RETURN a.id AS from_id, b.id AS to_id, type(r) AS rel_type, r.strength AS strength,
+       r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to"""
 
 
 UPSERT_LINK: Final[MappingProxyType[Relation, str]] = MappingProxyType(
@@ -249,6 +263,128 @@ ARCADEDB_OVERRIDES: Final[MappingProxyType[str, str | tuple[str, ...]]] = Mappin
     {"SCHEMA": ARCADEDB_SCHEMA, "SEARCH_NOTES": ARCADEDB_SEARCH_NOTES}
 )
 """Statement name -> the ArcadeDB text that replaces it; the backend picks by dialect."""
+
+
+# -- parameters and records ---------------------------------------------------------------------
+
+# Letters and digits; "_" splits words as SQLite's unicode61 tokenizer does.
+_WORD = re.compile(r"[^\W_]+")
+# Lucene's English stop set, as the SQLite store drops it, so a query of stop words finds nothing.
+# fmt: off
+_STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+})
+# fmt: on
+_MAX_QUERY_TERMS = 64
+
+
+def fmt_time(dt: datetime) -> str:
+    """Fixed-width ISO 8601 in UTC, so string order is time order. Naive datetimes are taken as UTC."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def fmt_time_opt(dt: datetime | None) -> str | None:
+    return None if dt is None else fmt_time(dt)
+
+
+def parse_time_opt(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct searchable words of any user text, stop words dropped, at most 64."""
+    terms: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word not in _STOPWORDS and word not in terms:
+            terms.append(word)
+    return terms[:_MAX_QUERY_TERMS]
+
+
+def lucene_query(terms: list[str]) -> str:
+    """``$query`` of :data:`SEARCH_NOTES`: the words quoted and OR-ed (words hold no quote)."""
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def note_params(note: Note) -> dict[str, Any]:
+    """The parameters of :data:`UPSERT_NOTE`."""
+    return {
+        "id": note.id,
+        "project": note.project,
+        "user": note.user,
+        "content": note.content,
+        "type": note.type.value,
+        "tags": list(note.tags),
+        "importance": note.importance,
+        "thread_id": note.thread_id,
+        "created": fmt_time(note.created),
+        "modified": fmt_time(note.modified),
+        "valid_from": fmt_time_opt(note.valid_from),
+        "valid_to": fmt_time_opt(note.valid_to),
+        "search_text": " ".join(_WORD.findall(f"{note.content} {' '.join(note.tags)}".lower())),
+    }
+
+
+def note_from_map(data: Mapping[str, Any]) -> Note:
+    """A note from the map projection the statements return as ``note``."""
+    return Note(
+        id=data["id"],
+        project=data["project"],
+        user=data["user"],
+        content=data["content"],
+        type=NoteType(data["type"]),
+        tags=list(data["tags"] or []),
+        importance=data["importance"],
+        thread_id=data["thread_id"],
+        created=datetime.fromisoformat(data["created"]),
+        modified=datetime.fromisoformat(data["modified"]),
+        valid_from=parse_time_opt(data["valid_from"]),
+        valid_to=parse_time_opt(data["valid_to"]),
+    )
+
+
+def filter_params(flt: NoteFilter) -> dict[str, Any]:
+    """The parameters of the note filter shared by list, count and search."""
+    return {
+        "project": flt.scope.project,
+        "user": flt.scope.user,
+        "types": None if flt.types is None else [t.value for t in flt.types],
+        "tags": flt.tags,
+        "thread_id": flt.thread_id,
+        "valid_at": fmt_time_opt(flt.valid_at),
+    }
+
+
+def link_params(link: Link) -> dict[str, Any]:
+    """The parameters of :data:`UPSERT_LINK`."""
+    return {
+        "from_id": link.from_id,
+        "to_id": link.to_id,
+        "project": link.project,
+        "user": link.user,
+        "strength": link.strength,
+        "created": fmt_time(link.created),
+        "valid_from": fmt_time_opt(link.valid_from),
+        "valid_to": fmt_time_opt(link.valid_to),
+    }
+
+
+def link_from_row(row: Mapping[str, Any], *, project: str, user: str) -> Link:
+    """A link from a row with ``from_id, to_id, rel_type, strength, created, valid_from, valid_to``."""
+    return Link(
+        from_id=row["from_id"],
+        to_id=row["to_id"],
+        relation=RELATIONS_BY_TYPE[row["rel_type"]],
+        strength=row["strength"],
+        project=project,
+        user=user,
+        created=datetime.fromisoformat(row["created"]),
+        valid_from=parse_time_opt(row["valid_from"]),
+        valid_to=parse_time_opt(row["valid_to"]),
+    )
 
 
 def all_statements() -> dict[str, str]:

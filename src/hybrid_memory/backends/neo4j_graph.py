@@ -19,12 +19,31 @@ from datetime import datetime
 from typing import Any, Literal, cast
 
 import anyio
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Query, RoutingControl, unit_of_work
-from neo4j.exceptions import AuthError, ConnectionAcquisitionTimeoutError, DriverError, Neo4jError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    Query,
+    RoutingControl,
+    unit_of_work,
+)
+from neo4j.exceptions import (
+    AuthError,
+    ConnectionAcquisitionTimeoutError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from hybrid_memory.backends import cypher
-from hybrid_memory.backends.cypher import filter_params, fmt_time, link_from_row, note_from_map, note_params
+from hybrid_memory.backends.cypher import (
+    filter_params,
+    link_from_row,
+    link_params,
+    note_from_map,
+    note_params,
+)
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
 from hybrid_memory.models import Direction, Link, Neighbourhood, Note, NoteFilter, NoteHit, Relation, Scope
 
@@ -40,6 +59,7 @@ _EXPAND = {
     Direction.IN: cypher.EXPAND_IN,
     Direction.BOTH: cypher.EXPAND_BOTH,
 }
+
 
 def _describe(exc: Exception) -> str:
     """The server's own message and code, without the driver's GQL status boilerplate."""
@@ -177,22 +197,7 @@ class Neo4jGraphStore:
         Raises ``ConflictError`` when the id belongs to another scope: ids are global,
         and replacing would move someone else's note.
         """
-        params = {
-            "id": note.id,
-            "project": note.project,
-            "user": note.user,
-            "content": note.content,
-            "type": note.type.value,
-            "tags": list(note.tags),
-            "importance": note.importance,
-            "thread_id": note.thread_id,
-            "created": fmt_time(note.created),
-            "modified": fmt_time(note.modified),
-            "valid_from": _fmt_opt(note.valid_from),
-            "valid_to": _fmt_opt(note.valid_to),
-            "search_text": search_text(note),
-        }
-        if not await self._run(cypher.UPSERT_NOTE, params):
+        if not await self._run(cypher.UPSERT_NOTE, note_params(note)):
             raise ConflictError(
                 f"Note id '{note.id}' is already used in another project or by another user; "
                 "choose a different id."
@@ -203,7 +208,7 @@ class Neo4jGraphStore:
         if not ids:
             return []
         params = {"ids": list(ids), "project": scope.project, "user": scope.user}
-        return [_note(row["note"]) for row in await self._run(cypher.GET_NOTES, params, read=True)]
+        return [note_from_map(row["note"]) for row in await self._run(cypher.GET_NOTES, params, read=True)]
 
     async def delete_note(self, scope: Scope, note_id: str) -> bool:
         """Delete a note and every link touching it; False when it did not exist in ``scope``."""
@@ -213,11 +218,11 @@ class Neo4jGraphStore:
 
     async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
         """Notes matching ``flt``, newest ``created`` first (ties: id descending)."""
-        params = {**_filter_params(flt), "limit": max(limit, 0), "offset": max(offset, 0)}
-        return [_note(row["note"]) for row in await self._run(cypher.LIST_NOTES, params, read=True)]
+        params = {**filter_params(flt), "limit": max(limit, 0), "offset": max(offset, 0)}
+        return [note_from_map(row["note"]) for row in await self._run(cypher.LIST_NOTES, params, read=True)]
 
     async def count_notes(self, flt: NoteFilter) -> int:
-        rows = await self._run(cypher.COUNT_NOTES, _filter_params(flt), read=True)
+        rows = await self._run(cypher.COUNT_NOTES, filter_params(flt), read=True)
         return int(rows[0]["total"])
 
     async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
@@ -226,17 +231,17 @@ class Neo4jGraphStore:
         Any text is accepted: only its words are searched, each quoted, so query
         operators in it are plain words. A text with no searchable word returns [].
         """
-        terms = query_terms(text)
+        terms = cypher.query_terms(text)
         if not terms or limit <= 0:
             return []
         params = {
-            **_filter_params(flt),
+            **filter_params(flt),
             "limit": limit,
-            "query": " OR ".join(f'"{term}"' for term in terms),
+            "query": cypher.lucene_query(terms),
             "terms": terms,
         }
         rows = await self._run(self._search, params, read=True)
-        return [NoteHit(note=_note(row["note"]), score=float(row["score"])) for row in rows]
+        return [NoteHit(note=note_from_map(row["note"]), score=float(row["score"])) for row in rows]
 
     # -- links -----------------------------------------------------------------------------------
 
@@ -246,31 +251,13 @@ class Neo4jGraphStore:
 
         Raises ``NotFoundError`` naming an endpoint that is not a note of the link's scope.
         """
-        params = {
-            "from_id": link.from_id,
-            "to_id": link.to_id,
-            "project": link.project,
-            "user": link.user,
-            "strength": link.strength,
-            "created": fmt_time(link.created),
-            "valid_from": _fmt_opt(link.valid_from),
-            "valid_to": _fmt_opt(link.valid_to),
-        }
-        rows = await self._run(cypher.UPSERT_LINK[link.relation], params)
+        rows = await self._run(cypher.UPSERT_LINK[link.relation], link_params(link))
         if not rows:
             scope = Scope(project=link.project, user=link.user)
             found = {note.id for note in await self.get_notes(scope, [link.from_id, link.to_id])}
             missing = link.from_id if link.from_id not in found else link.to_id
             raise _not_found(missing)
-        row = rows[0]
-        return link.model_copy(
-            update={
-                "strength": row["strength"],
-                "created": datetime.fromisoformat(row["created"]),
-                "valid_from": _parse_opt(row["valid_from"]),
-                "valid_to": _parse_opt(row["valid_to"]),
-            }
-        )
+        return link_from_row(rows[0], project=link.project, user=link.user)
 
     async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:
         """Delete one link; False when it did not exist in ``scope``."""
@@ -308,7 +295,7 @@ class Neo4jGraphStore:
             "project": scope.project,
             "user": scope.user,
             "rel_types": None if relations is None else [cypher.REL_TYPES[r] for r in relations],
-            "valid_at": _fmt_opt(valid_at),
+            "valid_at": cypher.fmt_time_opt(valid_at),
         }
         expand = _EXPAND[direction]
 
@@ -324,7 +311,9 @@ class Neo4jGraphStore:
                 if not frontier or len(found) >= limit:
                     break
                 result = await tx.run(expand, {**params, "frontier": frontier})
-                reached = {note.id: note for note in (_note(row["note"]) for row in await result.data())}
+                reached = {
+                    note.id: note for note in (note_from_map(row["note"]) for row in await result.data())
+                }
                 new = sorted(
                     (n for i, n in reached.items() if i not in seen), key=lambda n: (n.created, n.id)
                 )
@@ -341,19 +330,6 @@ class Neo4jGraphStore:
         driver = self._require()
         async with self._errors(), driver.session(database=self._database) as session:
             notes, link_rows = await session.execute_read(walk)
-        links = [
-            Link(
-                from_id=row["from_id"],
-                to_id=row["to_id"],
-                relation=cypher.RELATIONS_BY_TYPE[row["rel_type"]],
-                strength=row["strength"],
-                project=scope.project,
-                user=scope.user,
-                created=datetime.fromisoformat(row["created"]),
-                valid_from=_parse_opt(row["valid_from"]),
-                valid_to=_parse_opt(row["valid_to"]),
-            )
-            for row in link_rows
-        ]
+        links = [link_from_row(row, project=scope.project, user=scope.user) for row in link_rows]
         links.sort(key=lambda link: (link.from_id, link.to_id, link.relation.value))
         return Neighbourhood(notes=notes, links=links)
