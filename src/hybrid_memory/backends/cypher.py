@@ -18,8 +18,8 @@ Graph shape
   ``valid_from``, ``valid_to``. The scope is that of both endpoints, which the
   store only ever joins within one scope.
 - Datetimes are fixed-width ISO 8601 UTC strings (``2026-01-02T03:04:05.000006+00:00``):
-  string order is time order, they round-trip to the microsecond, and they mean the
-  same on Neo4j and on ArcadeDB, whose Bolt temporal types differ from Neo4j's.
+  string order is time order, they round-trip to the microsecond, and they rely on no
+  temporal type of the server, so Neo4j, ArcadeDB and the SQLite store agree.
 
 Why typed relationships rather than one ``LINK`` type with a ``relation`` property
 ------------------------------------------------------------------------------------
@@ -78,19 +78,8 @@ RELATIONS_BY_TYPE: Final[MappingProxyType[str, Relation]] = MappingProxyType(
 )
 
 NOTE_PROPERTIES: Final = (
-    "id",
-    "project",
-    "user",
-    "content",
-    "type",
-    "tags",
-    "importance",
-    "thread_id",
-    "created",
-    "modified",
-    "valid_from",
-    "valid_to",
-    "search_text",
+    *("id", "project", "user", "content", "type", "tags", "importance", "thread_id"),
+    *("created", "modified", "valid_from", "valid_to", "search_text"),
 )
 LINK_PROPERTIES: Final = ("strength", "created", "valid_from", "valid_to")
 PARAMETERS: Final = frozenset(
@@ -109,21 +98,21 @@ _NOTE_MAP = (
     "{.id, .project, .user, .content, .type, .tags, .importance, .thread_id,"
     " .created, .modified, .valid_from, .valid_to}"
 )
-# Validity at $valid_at: valid_from <= t < valid_to, a missing bound is open.
-_VALID_NOTE = (
-    "(n.valid_from IS NULL OR n.valid_from <= $valid_at) AND (n.valid_to IS NULL OR n.valid_to > $valid_at)"
-)
+
+
+def _valid(var: str) -> str:
+    """``var`` is valid at ``$valid_at``: valid_from <= t < valid_to, a missing bound is open."""
+    return (
+        f"({var}.valid_from IS NULL OR {var}.valid_from <= $valid_at)"
+        f" AND ({var}.valid_to IS NULL OR {var}.valid_to > $valid_at)"
+    )
+
+
 _NOTE_FILTER = f"""n.project = $project AND n.user = $user
   AND ($types IS NULL OR n.type IN $types)
   AND ($tags IS NULL OR any(tag IN n.tags WHERE tag IN $tags))
   AND ($thread_id IS NULL OR n.thread_id = $thread_id)
-  AND ($valid_at IS NULL OR ({_VALID_NOTE}))"""
-_VALID_LINK = (
-    "(r.valid_from IS NULL OR r.valid_from <= $valid_at) AND (r.valid_to IS NULL OR r.valid_to > $valid_at)"
-)
-_VALID_REACHED = (
-    "(b.valid_from IS NULL OR b.valid_from <= $valid_at) AND (b.valid_to IS NULL OR b.valid_to > $valid_at)"
-)
+  AND ($valid_at IS NULL OR ({_valid("n")}))"""
 
 # -- schema --------------------------------------------------------------------------------------
 
@@ -131,9 +120,11 @@ CREATE_NOTE_ID_CONSTRAINT: Final = (
     "CREATE CONSTRAINT note_id IF NOT EXISTS FOR (n:Note) REQUIRE n.id IS UNIQUE"
 )
 CREATE_NOTE_SCOPE_INDEX: Final = "CREATE INDEX note_scope IF NOT EXISTS FOR (n:Note) ON (n.project, n.user)"
-CREATE_NOTE_FULLTEXT_INDEX: Final = (
-    "CREATE FULLTEXT INDEX note_search IF NOT EXISTS FOR (n:Note) ON EACH [n.search_text]"
-)
+# The analyzer is named rather than left to the server's default (a setting): search_text
+# is already lower-case words, and no stop words are dropped at index time.
+CREATE_NOTE_FULLTEXT_INDEX: Final = f"""CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS
+FOR (n:Note) ON EACH [n.search_text]
+OPTIONS {{indexConfig: {{`fulltext.analyzer`: 'standard-no-stop-words'}}}}"""
 # A new full-text index is populated in the background; a search before it is online fails.
 AWAIT_INDEXES: Final = "CALL db.awaitIndexes($timeout_s)"
 
@@ -178,7 +169,7 @@ RETURN count(n) AS total"""
 
 # $query is built by the backend from words only, each quoted, OR-ed: no Lucene operator
 # of the user's text survives. The index spans every scope, so the scope filter follows.
-SEARCH_NOTES: Final = f"""CALL db.index.fulltext.queryNodes('note_search', $query) YIELD node, score
+SEARCH_NOTES: Final = f"""CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query) YIELD node, score
 WITH node AS n, score
 WHERE {_NOTE_FILTER}
 RETURN n {_NOTE_MAP} AS note, score
@@ -221,7 +212,7 @@ MATCH {pattern}
 WHERE a.id = from_id AND a.project = $project AND a.user = $user
   AND b.project = $project AND b.user = $user
   AND ($rel_types IS NULL OR type(r) IN $rel_types)
-  AND ($valid_at IS NULL OR ({_VALID_LINK} AND {_VALID_REACHED}))
+  AND ($valid_at IS NULL OR ({_valid("r")} AND {_valid("b")}))
 RETURN DISTINCT b {_NOTE_MAP} AS note"""
 
 
@@ -234,7 +225,7 @@ LINKS_AMONG: Final = f"""MATCH (a:Note)-[r]->(b:Note)
 WHERE a.id IN $ids AND b.id IN $ids
   AND a.project = $project AND a.user = $user AND b.project = $project AND b.user = $user
   AND ($rel_types IS NULL OR type(r) IN $rel_types)
-  AND ($valid_at IS NULL OR ({_VALID_LINK}))
+  AND ($valid_at IS NULL OR ({_valid("r")}))
 RETURN a.id AS from_id, b.id AS to_id, type(r) AS rel_type, r.strength AS strength,
        r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to"""
 """The links between the notes ``$ids`` (passing the filters): what a neighbourhood returns."""

@@ -14,17 +14,12 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
-import anyio
-
-from hybrid_memory import ranking
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.chunking import chunk_text
 from hybrid_memory.embeddings.sparse import Bm25Encoder
-from hybrid_memory.errors import BackendError, InvalidInputError, NotFoundError
+from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
     Direction,
     ForgetResult,
@@ -38,7 +33,6 @@ from hybrid_memory.models import (
     Note,
     NoteFilter,
     NoteType,
-    RecallHit,
     RecallResult,
     Relation,
     RememberResult,
@@ -47,6 +41,7 @@ from hybrid_memory.models import (
     ThreadList,
     utcnow,
 )
+from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -57,18 +52,6 @@ _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
 CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64
-
-
-@dataclass(frozen=True)
-class RecallOptions:
-    thread_id: str | None = None
-    limit: int = 5
-    kinds: Sequence[MemoryKind] | None = None
-    note_types: Sequence[NoteType] | None = None
-    tags: Sequence[str] | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    include_invalid: bool = False
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -102,13 +85,13 @@ class MemoryService:
         self._graph = graph
         self._embedder = embedder
         self._sparse = sparse or Bm25Encoder()
-        r = settings.ranking
-        self._weights = ranking.Weights(
-            relevance=r.relevance_weight,
-            recency=r.recency_weight,
-            importance=r.importance_weight,
-            half_life_days=r.recency_half_life_days,
-            rrf_k=r.rrf_k,
+        self._recaller = Recaller(
+            settings=settings,
+            vectors=vectors,
+            graph=graph,
+            embedder=embedder,
+            sparse=self._sparse,
+            validate_text=self._text,
         )
 
     # --- validation helpers -------------------------------------------------------
@@ -421,151 +404,7 @@ class MemoryService:
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
-        query = self._text(query, "query")
-        now = utcnow()
-        n = max(self._settings.ranking.candidates, options.limit * 4)
-        flt = MemoryFilter(
-            scope=scope,
-            thread_id=options.thread_id,
-            kinds=list(options.kinds) if options.kinds else None,
-            note_types=list(options.note_types) if options.note_types else None,
-            tags=list(options.tags) if options.tags else None,
-            created_after=options.since,
-            created_before=options.until,
-        )
-        want_notes = not options.kinds or MemoryKind.NOTE in options.kinds
-        note_flt = NoteFilter(
-            scope=scope,
-            types=flt.note_types,
-            tags=flt.tags,
-            thread_id=options.thread_id,
-            valid_at=None if options.include_invalid else now,
-        )
-        qvec = await self._embedder.embed_query(query)
-        qsparse = self._sparse.encode_query(query)
-        channels: dict[str, list[ranking.ChannelHit]] = {}
-        memories: dict[str, Memory] = {}
-        notes: dict[str, Note] = {}
-        skipped: dict[str, str] = {}
-        timeout = self._settings.backend_timeout_s
-
-        async def dense() -> None:
-            hits = await self._vectors.search_dense(qvec, flt, n)
-            memories.update((h.memory.id, h.memory) for h in hits)
-            channels["dense"] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
-
-        async def keyword() -> None:
-            hits = await self._vectors.search_sparse(qsparse, flt, n)
-            memories.update((h.memory.id, h.memory) for h in hits)
-            channels["keyword"] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
-
-        async def graph() -> None:
-            try:
-                with anyio.fail_after(timeout):
-                    hits = await self._graph.search_notes(query, note_flt, n)
-            except (BackendError, TimeoutError) as exc:
-                logger.warning("graph channel skipped: %s", exc)
-                skipped["graph"] = str(exc) or type(exc).__name__
-                return
-            notes.update((h.note.id, h.note) for h in hits)
-            channels["graph"] = [ranking.ChannelHit(h.note.id, r, h.score) for r, h in enumerate(hits, 1)]
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(dense)
-            tg.start_soon(keyword)
-            if want_notes:
-                tg.start_soon(graph)
-
-        fused = ranking.rrf(channels, k=self._weights.rrf_k)
-        if want_notes and "graph" not in skipped:
-            await self._add_neighbours(scope, fused, memories, notes, channels, now, options)
-            fused = ranking.rrf(channels, k=self._weights.rrf_k)
-
-        await self._resolve(scope, fused, memories, notes, skipped)
-        candidates = [f for f in fused if f.id in memories and self._admissible(memories[f.id], now, options)]
-        ranked = ranking.final_scores(
-            candidates,
-            created_at=lambda i: memories[i].created_at,
-            importance=lambda i: memories[i].importance,
-            now=now,
-            weights=self._weights,
-        )
-        ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
-        return RecallResult(
-            query=query,
-            results=[_hit(memories[r.id], r) for r in ranked[: options.limit]],
-            skipped_channels=skipped,
-        )
-
-    async def _add_neighbours(
-        self,
-        scope: Scope,
-        fused: list[ranking.Fused],
-        memories: dict[str, Memory],
-        notes: dict[str, Note],
-        channels: dict[str, list[ranking.ChannelHit]],
-        now: datetime,
-        options: RecallOptions,
-    ) -> None:
-        """Notes linked to the best note hits join as the ``neighbour`` channel."""
-        seeds = [f.id for f in fused[:10] if _is_note(f.id, memories, notes)][:3]
-        neighbours: list[ranking.ChannelHit] = []
-        seen: set[str] = set(seeds)
-        for seed in seeds:
-            try:
-                with anyio.fail_after(self._settings.backend_timeout_s):
-                    found = await self._graph.neighbourhood(
-                        scope,
-                        seed,
-                        depth=1,
-                        relations=None,
-                        direction=Direction.BOTH,
-                        valid_at=None if options.include_invalid else now,
-                        limit=10,
-                    )
-            except (BackendError, TimeoutError) as exc:
-                logger.warning("neighbour channel skipped: %s", exc)
-                return
-            strength = {lk.to_id if lk.from_id == seed else lk.from_id: lk.strength for lk in found.links}
-            for note in sorted(found.notes, key=lambda nt: -strength.get(nt.id, 0.0)):
-                if note.id in seen:
-                    continue
-                seen.add(note.id)
-                notes[note.id] = note
-                neighbours.append(
-                    ranking.ChannelHit(note.id, len(neighbours) + 1, strength.get(note.id, 0.0))
-                )
-        if neighbours:
-            channels["neighbour"] = neighbours
-
-    async def _resolve(
-        self,
-        scope: Scope,
-        fused: list[ranking.Fused],
-        memories: dict[str, Memory],
-        notes: dict[str, Note],
-        skipped: dict[str, str],
-    ) -> None:
-        """Make sure every candidate has its Memory, and drop note memories whose note is gone."""
-        missing = [f.id for f in fused if f.id not in memories]
-        if missing:
-            memories.update((m.id, m) for m in await self._vectors.get(scope, missing))
-        note_ids = [i for i, m in memories.items() if m.kind is MemoryKind.NOTE and i not in notes]
-        if note_ids and "graph" not in skipped:
-            try:
-                with anyio.fail_after(self._settings.backend_timeout_s):
-                    live = {nt.id for nt in await self._graph.get_notes(scope, note_ids)}
-            except (BackendError, TimeoutError) as exc:
-                skipped["graph"] = str(exc) or type(exc).__name__
-                return
-            for orphan in set(note_ids) - live:
-                del memories[orphan]
-
-    @staticmethod
-    def _admissible(memory: Memory, now: datetime, options: RecallOptions) -> bool:
-        if options.include_invalid:
-            return True
-        return memory.valid_to is None or memory.valid_to > now
+        return await self._recaller.recall(scope, query, options)
 
     # --- maintenance ------------------------------------------------------------------------
 
@@ -583,36 +422,3 @@ class MemoryService:
                     await self._index_note(note)
                     repaired += 1
             offset += len(page)
-
-
-def _is_note(item_id: str, memories: dict[str, Memory], notes: dict[str, Note]) -> bool:
-    return item_id in notes or (item_id in memories and memories[item_id].kind is MemoryKind.NOTE)
-
-
-def _group_key(memory: Memory) -> str:
-    if memory.kind is MemoryKind.MESSAGE and memory.message_id is not None:
-        return f"{memory.thread_id}\x1f{memory.message_id}"
-    return memory.id
-
-
-def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
-    return RecallHit(
-        id=memory.id,
-        kind=memory.kind,
-        text=memory.text,
-        score=round(r.score, 6),
-        thread_id=memory.thread_id,
-        message_id=memory.message_id,
-        role=memory.role,
-        note_type=memory.note_type,
-        tags=memory.tags,
-        importance=memory.importance,
-        created_at=memory.created_at,
-        valid_to=memory.valid_to,
-        chunk_index=memory.chunk_index,
-        channels=sorted(r.ranks, key=lambda c: r.ranks[c]),
-        ranks=r.ranks,
-        relevance=round(r.relevance, 6),
-        recency=round(r.recency, 6),
-        pinned=memory.pinned,
-    )
