@@ -22,7 +22,9 @@ def _default_data_dir() -> Path:
 class EmbeddingSettings(BaseSettings):
     """``HYBRID_MEMORY_EMBEDDING_*``: which model turns text into vectors."""
 
-    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_EMBEDDING_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="HYBRID_MEMORY_EMBEDDING_", extra="ignore", populate_by_name=True
+    )
 
     provider: Literal["fastembed", "openai"] = "fastembed"
     model: str = DEFAULT_MODEL
@@ -49,7 +51,7 @@ class EmbeddingSettings(BaseSettings):
 class QdrantSettings(BaseSettings):
     """``QDRANT_URL`` / ``QDRANT_API_KEY`` select and reach a Qdrant server."""
 
-    model_config = SettingsConfigDict(extra="ignore")
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     url: str | None = Field(
         default=None, validation_alias=AliasChoices("QDRANT_URL", "HYBRID_MEMORY_QDRANT_URL")
@@ -64,7 +66,7 @@ class QdrantSettings(BaseSettings):
 class Neo4jSettings(BaseSettings):
     """``NEO4J_URI`` and friends select and reach a Neo4j server."""
 
-    model_config = SettingsConfigDict(extra="ignore")
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     uri: str | None = Field(
         default=None, validation_alias=AliasChoices("NEO4J_URI", "HYBRID_MEMORY_NEO4J_URI")

@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import pytest
 from anyio.abc import Process
+from qdrant_client import AsyncQdrantClient
 
 from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
@@ -77,8 +78,6 @@ async def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
     assert QDRANT_URL is not None
     collection = f"hybrid_memory_test_{uuid.uuid4().hex}"
     yield lambda: QdrantServerVectorStore(QDRANT_URL, QDRANT_API_KEY, collection, timeout_s=10)
-    from qdrant_client import AsyncQdrantClient
-
     client = AsyncQdrantClient(url=QDRANT_URL, api_key=QDRANT_API_KEY, check_compatibility=False)
     try:
         await client.delete_collection(collection)

@@ -120,8 +120,8 @@ def check_dense(vector: Sequence[float], dimension: int) -> list[float]:
             f"The dense vector has {len(vector)} dimensions; this store holds {dimension}. "
             "Embed with the model the store was opened for."
         )
-    values = [float(v) for v in vector]
-    if not all(math.isfinite(v) for v in values):
+    values = list(map(float, vector))
+    if not all(map(math.isfinite, values)):
         raise InvalidInputError("The dense vector contains NaN or infinite values.")
     return values
 

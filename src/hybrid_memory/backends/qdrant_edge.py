@@ -273,19 +273,20 @@ class EdgeVectorStore:
         """Insert or replace by ``memory.id``; flushed to disk before it returns."""
         if not records:
             return
-        points = []
-        for record in records:
-            pid, dense = common.check_record(record, self._dimension)
-            sparse = qe.SparseVector(list(record.sparse.indices), [float(v) for v in record.sparse.values])
-            vector: dict[str, Any] = {common.DENSE_VECTOR: dense, common.SPARSE_VECTOR: sparse}
-            points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
 
         def write(shard: qe.EdgeShard) -> None:
+            # Built here, in the worker thread: converting a batch of vectors is not free.
+            points = []
+            for record in records:
+                pid, dense = common.check_record(record, self._dimension)
+                sparse = qe.SparseVector(list(record.sparse.indices), list(map(float, record.sparse.values)))
+                vector: dict[str, Any] = {common.DENSE_VECTOR: dense, common.SPARSE_VECTOR: sparse}
+                points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
             shard.update(qe.UpdateOperation.upsert_points(points))
             shard.flush()
 
         await self._run(write)
-        self._wrote(len(points))
+        self._wrote(len(records))
 
     async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
         """Update some payload fields of one memory; False when it does not exist in ``scope``."""

@@ -14,6 +14,7 @@ from hybrid_memory import __version__
 from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
@@ -42,10 +43,16 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
     """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit."""
     owned = embedder is None
     if embedder is None:
-        embedder = build_embedder(settings.embedding)
+        embedder = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
     try:
+        try:
+            dimension = embedder.dimension
+        except BackendError:
+            # An OpenAI-compatible model of unknown size: one probe call tells it.
+            await embedder.warm_up()
+            dimension = embedder.dimension
         async with (
-            open_vector_store(settings, dimension=embedder.dimension, model=embedder.model_name) as vectors,
+            open_vector_store(settings, dimension=dimension, model=embedder.model_name) as vectors,
             open_graph_store(settings) as graph,
         ):
             service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
@@ -66,11 +73,8 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
 
 
 async def _warm_up(embedder: Embedder) -> None:
-    warm_up = getattr(embedder, "warm_up", None)
-    if warm_up is None:
-        return
     try:
-        await warm_up()
+        await embedder.warm_up()
     except Exception:  # the first real call reports the same failure to the model, clearly
         logger.exception("embedding model failed to load in the background")
 
