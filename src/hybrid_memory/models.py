@@ -5,11 +5,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _as_utc(value: datetime) -> datetime:
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 class MemoryKind(StrEnum):
@@ -58,7 +62,10 @@ class Scope(BaseModel):
 
 
 class Memory(BaseModel):
-    """One retrievable unit in the vector store: a message chunk, a note's text, a summary."""
+    """One retrievable unit in the vector store: a message chunk, a note's text, a summary.
+
+    ``id`` is a UUID string; datetimes are aware UTC (naive ones are taken as UTC).
+    """
 
     id: str
     kind: MemoryKind
@@ -79,6 +86,11 @@ class Memory(BaseModel):
     source: str | None = None
     tokens: int = 0
     pinned: bool = False
+
+    @field_validator("created_at", "valid_from", "valid_to")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _as_utc(value)
 
 
 class SparseVector(BaseModel):
@@ -102,12 +114,16 @@ class MemoryFilter(BaseModel):
     scope: Scope
     thread_id: str | None = None
     kinds: list[MemoryKind] | None = None
+    """None: any kind; [] matches nothing (so for every list field)."""
     note_types: list[NoteType] | None = None
     tags: list[str] | None = None
     """Match memories carrying any of these tags."""
     created_after: datetime | None = None
+    """Inclusive."""
     created_before: datetime | None = None
+    """Exclusive."""
     ids: list[str] | None = None
+    """Ids that are not UUIDs match nothing."""
 
 
 class VectorHit(BaseModel):

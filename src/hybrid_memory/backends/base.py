@@ -46,7 +46,11 @@ class VectorStore(Protocol):
         ...
 
     async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
-        """Update some payload fields of one memory; False when it does not exist in ``scope``."""
+        """Update some Memory fields of one memory; False when it does not exist in ``scope``.
+
+        Values are validated as Memory fields (``InvalidInputError``); id, project and
+        user cannot change; None clears a field. Vectors are kept: new text needs an upsert.
+        """
         ...
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
@@ -68,10 +72,12 @@ class VectorStore(Protocol):
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[Memory], str | None]:
-        """A page of memories and the offset of the next page (None at the end)."""
+        """A page of memories in id order and the opaque offset of the next page (None at the end)."""
         ...
 
-    async def count(self, flt: MemoryFilter) -> int: ...
+    async def count(self, flt: MemoryFilter) -> int:
+        """Exact number of memories passing ``flt``."""
+        ...
 
     async def thread_counts(self, scope: Scope, limit: int) -> dict[str, int]:
         """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""

@@ -37,13 +37,6 @@ from neo4j.exceptions import (
 )
 
 from hybrid_memory.backends import cypher
-from hybrid_memory.backends.cypher import (
-    filter_params,
-    link_from_row,
-    link_params,
-    note_from_map,
-    note_params,
-)
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
 from hybrid_memory.models import Direction, Link, Neighbourhood, Note, NoteFilter, NoteHit, Relation, Scope
 
@@ -197,7 +190,7 @@ class Neo4jGraphStore:
         Raises ``ConflictError`` when the id belongs to another scope: ids are global,
         and replacing would move someone else's note.
         """
-        if not await self._run(cypher.UPSERT_NOTE, note_params(note)):
+        if not await self._run(cypher.UPSERT_NOTE, cypher.note_params(note)):
             raise ConflictError(
                 f"Note id '{note.id}' is already used in another project or by another user; "
                 "choose a different id."
@@ -208,7 +201,8 @@ class Neo4jGraphStore:
         if not ids:
             return []
         params = {"ids": list(ids), "project": scope.project, "user": scope.user}
-        return [note_from_map(row["note"]) for row in await self._run(cypher.GET_NOTES, params, read=True)]
+        rows = await self._run(cypher.GET_NOTES, params, read=True)
+        return [cypher.note_from_map(row["note"]) for row in rows]
 
     async def delete_note(self, scope: Scope, note_id: str) -> bool:
         """Delete a note and every link touching it; False when it did not exist in ``scope``."""
@@ -218,11 +212,12 @@ class Neo4jGraphStore:
 
     async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
         """Notes matching ``flt``, newest ``created`` first (ties: id descending)."""
-        params = {**filter_params(flt), "limit": max(limit, 0), "offset": max(offset, 0)}
-        return [note_from_map(row["note"]) for row in await self._run(cypher.LIST_NOTES, params, read=True)]
+        params = {**cypher.filter_params(flt), "limit": max(limit, 0), "offset": max(offset, 0)}
+        rows = await self._run(cypher.LIST_NOTES, params, read=True)
+        return [cypher.note_from_map(row["note"]) for row in rows]
 
     async def count_notes(self, flt: NoteFilter) -> int:
-        rows = await self._run(cypher.COUNT_NOTES, filter_params(flt), read=True)
+        rows = await self._run(cypher.COUNT_NOTES, cypher.filter_params(flt), read=True)
         return int(rows[0]["total"])
 
     async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
@@ -235,13 +230,13 @@ class Neo4jGraphStore:
         if not terms or limit <= 0:
             return []
         params = {
-            **filter_params(flt),
+            **cypher.filter_params(flt),
             "limit": limit,
             "query": cypher.lucene_query(terms),
             "terms": terms,
         }
         rows = await self._run(self._search, params, read=True)
-        return [NoteHit(note=note_from_map(row["note"]), score=float(row["score"])) for row in rows]
+        return [NoteHit(note=cypher.note_from_map(row["note"]), score=float(row["score"])) for row in rows]
 
     # -- links -----------------------------------------------------------------------------------
 
@@ -251,13 +246,13 @@ class Neo4jGraphStore:
 
         Raises ``NotFoundError`` naming an endpoint that is not a note of the link's scope.
         """
-        rows = await self._run(cypher.UPSERT_LINK[link.relation], link_params(link))
+        rows = await self._run(cypher.UPSERT_LINK[link.relation], cypher.link_params(link))
         if not rows:
             scope = Scope(project=link.project, user=link.user)
             found = {note.id for note in await self.get_notes(scope, [link.from_id, link.to_id])}
             missing = link.from_id if link.from_id not in found else link.to_id
             raise _not_found(missing)
-        return link_from_row(rows[0], project=link.project, user=link.user)
+        return cypher.link_from_row(rows[0], project=link.project, user=link.user)
 
     async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:
         """Delete one link; False when it did not exist in ``scope``."""
@@ -311,12 +306,9 @@ class Neo4jGraphStore:
                 if not frontier or len(found) >= limit:
                     break
                 result = await tx.run(expand, {**params, "frontier": frontier})
-                reached = {
-                    note.id: note for note in (note_from_map(row["note"]) for row in await result.data())
-                }
-                new = sorted(
-                    (n for i, n in reached.items() if i not in seen), key=lambda n: (n.created, n.id)
-                )
+                reached = [cypher.note_from_map(row["note"]) for row in await result.data()]
+                fresh = {n.id: n for n in reached if n.id not in seen}
+                new = sorted(fresh.values(), key=lambda n: (n.created, n.id))
                 seen.update(n.id for n in new)
                 found.extend(new)
                 frontier = [n.id for n in new]
@@ -330,6 +322,6 @@ class Neo4jGraphStore:
         driver = self._require()
         async with self._errors(), driver.session(database=self._database) as session:
             notes, link_rows = await session.execute_read(walk)
-        links = [link_from_row(row, project=scope.project, user=scope.user) for row in link_rows]
+        links = [cypher.link_from_row(row, project=scope.project, user=scope.user) for row in link_rows]
         links.sort(key=lambda link: (link.from_id, link.to_id, link.relation.value))
         return Neighbourhood(notes=notes, links=links)
