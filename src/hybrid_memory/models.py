@@ -20,6 +20,8 @@ class MemoryKind(StrEnum):
     MESSAGE = "message"
     NOTE = "note"
     SUMMARY = "summary"
+    TASK = "task"
+    """A task outcome (record_task): what was tried and whether it worked."""
 
 
 class NoteType(StrEnum):
@@ -86,8 +88,19 @@ class Memory(BaseModel):
     source: str | None = None
     tokens: int = 0
     pinned: bool = False
+    """Core memory: always in get_memory_context, never evicted."""
+    private: bool = False
+    """Kept out of exports."""
+    expires_at: datetime | None = None
+    """Retention: the cleanup pass deletes it from then on."""
+    last_accessed_at: datetime | None = None
+    """Last returned by recall or get_memory_context (the lru eviction policy)."""
+    replaces: list[str] = Field(default_factory=list)
+    """For a summary: the ids of the memories it replaced."""
+    replaced_count: int = 0
+    """For a summary: how many memories it replaced, its own predecessors' included."""
 
-    @field_validator("created_at", "valid_from", "valid_to")
+    @field_validator("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else _as_utc(value)
@@ -124,6 +137,10 @@ class MemoryFilter(BaseModel):
     """Exclusive."""
     ids: list[str] | None = None
     """Ids that are not UUIDs match nothing."""
+    pinned: bool | None = None
+    private: bool | None = None
+    expires_before: datetime | None = None
+    """Exclusive; memories without ``expires_at`` never match."""
 
 
 class VectorHit(BaseModel):
@@ -220,6 +237,8 @@ class RememberResult(BaseModel):
         description="ids of every memory of the given messages, stored or unchanged"
     )
     skipped_reasons: dict[str, int] = Field(default_factory=dict)
+    redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    evicted: int = Field(default=0, description="older memories evicted to stay within the project's limits")
 
 
 class RecallHit(BaseModel):
@@ -265,4 +284,22 @@ class ThreadList(BaseModel):
 class ForgetResult(BaseModel):
     deleted_memories: int
     deleted_notes: int
-    ids: list[str]
+    ids: list[str] = Field(description="deleted ids (at most 500 are listed)")
+    more_ids: int = Field(default=0, description="deleted ids not listed")
+
+
+class NoteResult(Note):
+    """A note as create_note / update_note return it."""
+
+    duplicate: bool = Field(
+        default=False,
+        description="true: a live note with almost the same content existed; this is that note, "
+        "nothing new was stored (pass force=true to store anyway)",
+    )
+    similarity: float | None = Field(
+        default=None, description="cosine similarity to the existing note when duplicate"
+    )
+    redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    pinned: bool = False
+    private: bool = False
+    expires_at: datetime | None = None

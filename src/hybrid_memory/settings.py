@@ -91,6 +91,45 @@ class RankingSettings(BaseSettings):
     """How many candidates each channel contributes before fusion."""
 
 
+class LifecycleSettings(BaseSettings):
+    """Limits, eviction, retention and summaries; applied to each project separately.
+
+    ``HYBRID_MEMORY_MAX_ITEMS``, ``_MAX_TOKENS``, ``_TTL_DAYS``, ``_EVICTION_POLICY``,
+    ``_SUMMARIZE_ON_EVICT``, ``_RETENTION_DAYS``, ``_SUMMARY_MODEL``, ``_SUMMARY_BASE_URL``.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_", extra="ignore")
+
+    max_items: int | None = Field(default=None, ge=1)
+    """Most memories (messages, notes, summaries, tasks) a project keeps; None: no limit."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Most tokens (embedding-model tokens) a project's memories hold together; None: no limit."""
+    ttl_days: float | None = Field(default=None, gt=0)
+    """With eviction_policy=ttl: memories older than this are evicted."""
+    eviction_policy: Literal["lru", "fifo", "ttl"] = "lru"
+    """Which memories go first when over a limit: least recently used, oldest, or expired then oldest."""
+    summarize_on_evict: bool = True
+    """Replace evicted memories by one summary memory instead of dropping them."""
+    retention_days: float | None = Field(default=None, gt=0)
+    """Memories older than this are deleted by the cleanup pass (pinned ones are spared)."""
+    summary_model: str | None = None
+    """An OpenAI-compatible chat model for eviction summaries when the client cannot sample."""
+    summary_base_url: str | None = None
+    summary_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("HYBRID_MEMORY_SUMMARY_API_KEY", "OPENAI_API_KEY")
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.eviction_policy == "ttl" and self.ttl_days is None:
+            raise ValueError("HYBRID_MEMORY_EVICTION_POLICY=ttl needs HYBRID_MEMORY_TTL_DAYS")
+        return self
+
+    @property
+    def limited(self) -> bool:
+        return self.max_items is not None or self.max_tokens is not None or self.ttl_days is not None
+
+
 class Settings(BaseSettings):
     """``HYBRID_MEMORY_*``: the whole configuration."""
 
@@ -115,6 +154,7 @@ class Settings(BaseSettings):
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     ranking: RankingSettings = Field(default_factory=RankingSettings)
+    lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
 
     @model_validator(mode="after")
     def _check(self) -> Self:

@@ -286,13 +286,23 @@ def filter_dataset() -> dict[str, Memory]:
     day = timedelta(days=1)
     message, note, summary = MemoryKind.MESSAGE, MemoryKind.NOTE, MemoryKind.SUMMARY
     return {
-        "m1": make_memory("memo one", kind=message, thread_id="t1", tags=["red"], created_at=T0),
-        "m2": make_memory("memo two", kind=message, thread_id="t1", tags=["blue"], created_at=T0 + day),
+        "m1": make_memory(
+            "memo one", kind=message, thread_id="t1", tags=["red"], created_at=T0, pinned=True
+        ),
+        "m2": make_memory(
+            "memo two", kind=message, thread_id="t1", tags=["blue"], created_at=T0 + day, expires_at=T0 + 9 * day
+        ),
         "m3": make_memory(
             "memo three", kind=message, thread_id="t2", tags=["red", "green"], created_at=T0 + 2 * day
         ),
         "n1": make_memory(
-            "memo four", kind=note, note_type=NoteType.FACT, tags=["green"], created_at=T0 + 3 * day
+            "memo four",
+            kind=note,
+            note_type=NoteType.FACT,
+            tags=["green"],
+            created_at=T0 + 3 * day,
+            private=True,
+            expires_at=T0 + 20 * day,
         ),
         "n2": make_memory(
             "memo five", kind=note, note_type=NoteType.DECISION, thread_id="t2", created_at=T0 + 4 * day
@@ -319,6 +329,12 @@ FILTER_CASES: list[tuple[str, dict[str, Any], set[str]]] = [
         {"m2", "m3"},
     ),
     ("thread and kind", {"thread_id": "t2", "kinds": [MemoryKind.NOTE]}, {"n2"}),
+    ("pinned", {"pinned": True}, {"m1"}),
+    ("not pinned", {"pinned": False}, {"m2", "m3", "n1", "n2", "s1"}),
+    ("private", {"private": True}, {"n1"}),
+    ("not private", {"private": False}, {"m1", "m2", "m3", "n2", "s1"}),
+    ("expires_before is exclusive", {"expires_before": T0 + timedelta(days=20)}, {"m2"}),
+    ("expires_before", {"expires_before": T0 + timedelta(days=21)}, {"m2", "n1"}),
 ]
 
 

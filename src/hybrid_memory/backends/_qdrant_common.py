@@ -29,11 +29,23 @@ from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, SparseVecto
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
-KEYWORD_INDEXES = ("project", "user", "thread_id", "kind", "note_type", "tags", "message_id")
+# Boolean Memory fields filtered on, mirrored as "true"/"false" keywords under ``<name>_kw``:
+# Edge 0.9.0 never matches a bool payload value (MatchValue(True) counts 0, indexed or not).
+FLAG_FIELDS = ("pinned", "private")
+KEYWORD_INDEXES = (
+    "project",
+    "user",
+    "thread_id",
+    "kind",
+    "note_type",
+    "tags",
+    "message_id",
+    *(f"{name}_kw" for name in FLAG_FIELDS),
+)
 DATETIME_INDEXES = ("created_at",)
 THREAD_FIELD = "thread_id"
 
-_DATETIME_FIELDS = ("created_at", "valid_from", "valid_to")
+_DATETIME_FIELDS = ("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
 # A memory never changes owner: moving it to another scope through set_payload would
 # be a cross-project write, and the id is the point id, not a payload field.
 _FIXED_FIELDS = frozenset({"id", "project", "user"})
@@ -163,6 +175,8 @@ def memory_to_payload(memory: Memory) -> dict[str, Any]:
     for name in _DATETIME_FIELDS:
         value = getattr(memory, name)
         payload[name] = None if value is None else utc_iso(value)
+    for name in FLAG_FIELDS:
+        payload[f"{name}_kw"] = "true" if getattr(memory, name) else "false"
     return payload
 
 
@@ -217,7 +231,8 @@ def payload_update(current: Memory, fields: Mapping[str, object]) -> dict[str, A
     except ValidationError as exc:
         raise InvalidInputError(f"Invalid memory field value: {exc}") from exc
     payload = memory_to_payload(updated)
-    return {name: payload[name] for name in fields}
+    names = [*fields, *(f"{name}_kw" for name in FLAG_FIELDS if name in fields)]
+    return {name: payload[name] for name in names}
 
 
 # --- MemoryFilter -> conditions -----------------------------------------------------------------
@@ -285,4 +300,10 @@ def filter_conditions(flt: MemoryFilter) -> list[Condition]:
         )
     if flt.ids is not None:
         conditions.append(HasId(tuple(point_ids(flt.ids))))
+    if flt.pinned is not None:
+        conditions.append(MatchValue("pinned_kw", "true" if flt.pinned else "false"))
+    if flt.private is not None:
+        conditions.append(MatchValue("private_kw", "true" if flt.private else "false"))
+    if flt.expires_before is not None:
+        conditions.append(DatetimeRange("expires_at", gte=None, lt=utc_iso(flt.expires_before)))
     return conditions

@@ -216,10 +216,10 @@ WHERE a.id = from_id AND a.project = $project AND a.user = $user
 RETURN DISTINCT b {_NOTE_MAP} AS note"""
 
 
+# One hop of the walk from the notes $frontier: the notes reached over links passing the filters.
 EXPAND_OUT: Final = _expand("(a:Note)-[r]->(b:Note)")
 EXPAND_IN: Final = _expand("(a:Note)<-[r]-(b:Note)")
 EXPAND_BOTH: Final = _expand("(a:Note)-[r]-(b:Note)")
-"""One hop of the walk from the notes ``$frontier``: the notes reached over links passing the filters."""
 
 LINKS_AMONG: Final = f"""MATCH (a:Note)-[r]->(b:Note)
 WHERE a.id IN $ids AND b.id IN $ids

@@ -1,7 +1,9 @@
 """Single-channel baselines, on the same turn texts and scored the same way as the server.
 
-- ``bm25``: Okapi BM25 (``bm25s``, Lucene variant, k1=1.5, b=0.75) over each
-  conversation's turns, English stop words, Snowball stemming.
+- ``bm25``: Okapi BM25 (``bm25s``, Lucene variant) over each conversation's
+  turns, English stop words, Snowball stemming, with Anserini's defaults
+  k1=0.9, b=0.4: on LoCoMo's short turns they beat bm25s's own k1=1.5, b=0.75
+  (R@10 .578 against .550), and a baseline should be the strong one.
 - ``dense``: cosine similarity of the configured embedding model (the server's
   own, built by :func:`hybrid_memory.embeddings.build_embedder`), exhaustive.
 - ``rrf(bm25,dense)``: plain reciprocal-rank fusion of the two, k=60, the
@@ -29,6 +31,8 @@ from hybrid_memory.evaluation.locomo import Dataset, RetrieverRun
 logger = logging.getLogger(__name__)
 
 RRF_K = 60
+BM25_K1 = 0.9
+BM25_B = 0.4
 
 
 def _bm25_tokenizer() -> Tokenizer:
@@ -44,7 +48,7 @@ def bm25_run(dataset: Dataset, depth: int) -> RetrieverRun:
         started = perf_counter()
         tokenizer = _bm25_tokenizer()
         corpus = tokenizer.tokenize([t.content for t in turns], return_as="ids", show_progress=False)
-        index = bm25s.BM25()
+        index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
         index.index(corpus, show_progress=False)
         # bm25s maps unknown query words to the id of the empty token: drop it, or it matches empty turns.
         empty = tokenizer.get_vocab_dict().get("")
@@ -61,7 +65,13 @@ def bm25_run(dataset: Dataset, depth: int) -> RetrieverRun:
                 ranked = [turns[int(d)].dia_id for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
             run.latencies_s.append(perf_counter() - started)
             run.rankings[question.key] = ranked
-    run.details = {"k1": 1.5, "b": 0.75, "method": "lucene", "stemmer": "snowball-english", "stopwords": "en"}
+    run.details = {
+        "k1": BM25_K1,
+        "b": BM25_B,
+        "method": "lucene",
+        "stemmer": "snowball-english",
+        "stopwords": "en",
+    }
     return run
 
 

@@ -1,0 +1,51 @@
+"""Secrets never reach the stores: each kind is caught, counted, and ordinary text is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybrid_memory.redaction import redact
+
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nabc+/=\n-----END RSA PRIVATE KEY-----"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+
+CASES: list[tuple[str, str]] = [
+    ("my key is sk-proj-abcdefghijklmnop1234 ok", "my key is [REDACTED:api_key] ok"),
+    ("anthropic sk-ant-api03-AbCdEfGhIjKlMnOpQrSt", "anthropic [REDACTED:api_key]"),
+    ("aws AKIAIOSFODNN7EXAMPLE here", "aws [REDACTED:aws_key] here"),
+    ("gh ghp_0123456789abcdefghijABCDEFGHIJ012345", "gh [REDACTED:github_token]"),
+    ("slack xoxb-123456789012-abcdefghij", "slack [REDACTED:slack_token]"),
+    (f"token {JWT}.", "token [REDACTED:jwt]."),
+    (f"key:\n{PEM}\nend", "key:\n[REDACTED:private_key]\nend"),
+    ("Authorization: Bearer abc123def456ghi789", "Authorization: Bearer [REDACTED:token]"),
+    ("password=hunter2!", "password=[REDACTED:secret]"),
+    ('DB_PASSWORD: "correct horse battery"', "DB_PASSWORD: [REDACTED:secret]"),
+    ("api_key = sk-abcdefghijklmnopqrstuvwx", "api_key = [REDACTED:api_key]"),
+    ("client_secret='s3cr3t'", "client_secret=[REDACTED:secret]"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES, ids=[c[1] for c in CASES])
+def test_each_kind_of_secret_is_replaced_once(text: str, expected: str) -> None:
+    result = redact(text)
+    assert result.text == expected
+    assert result.count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The secret password for the garage door is tangerine.",
+        "Set max_tokens=1500 and chunk tokens: 256.",
+        "I asked for a skeleton key sketch (sk-etch).",
+        "The AKIA prefix marks AWS keys.",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact(text) == redact(text).__class__(text=text, count=0)
+
+
+def test_several_secrets_are_all_counted() -> None:
+    result = redact("password=a1 and token: b2 and AKIAIOSFODNN7EXAMPLE")
+    assert result.text == "password=[REDACTED:secret] and token: [REDACTED:secret] and [REDACTED:aws_key]"
+    assert result.count == 3
