@@ -164,6 +164,11 @@ class Note(BaseModel):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
 
+    @field_validator("created", "modified", "valid_from", "valid_to")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _as_utc(value)
+
 
 class Link(BaseModel):
     """A typed, directed edge between two notes of one scope. Unique per (from, to, relation)."""
@@ -177,6 +182,11 @@ class Link(BaseModel):
     created: datetime = Field(default_factory=utcnow)
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+
+    @field_validator("created", "valid_from", "valid_to")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _as_utc(value)
 
 
 class NoteFilter(BaseModel):

@@ -75,6 +75,10 @@ class Neo4jSettings(BaseSettings):
     password: SecretStr | None = Field(default=None, validation_alias="NEO4J_PASSWORD")
     database: str | None = Field(default=None, validation_alias="NEO4J_DATABASE")
     timeout_s: float = Field(default=10.0, gt=0, validation_alias="HYBRID_MEMORY_NEO4J_TIMEOUT")
+    dialect: Literal["neo4j", "arcadedb"] = Field(
+        default="neo4j", validation_alias="HYBRID_MEMORY_NEO4J_DIALECT"
+    )
+    """``arcadedb`` for ArcadeDB's Bolt server, whose Cypher differs in a few places (see the README)."""
 
 
 class RankingSettings(BaseSettings):

@@ -56,6 +56,7 @@ async def open_graph_store(settings: Settings) -> AsyncIterator[GraphStore]:
             _secret(settings.neo4j.password),
             settings.neo4j.database,
             timeout_s=settings.neo4j.timeout_s,
+            dialect=settings.neo4j.dialect,
         )
     else:
         from hybrid_memory.backends.sqlite_graph import SqliteGraphStore

@@ -94,7 +94,10 @@ class GraphStore(Protocol):
     async def close(self) -> None: ...
 
     async def upsert_note(self, note: Note) -> None:
-        """Insert or replace a note by id (the id must not belong to another scope)."""
+        """Insert or replace every field of the note with this id.
+
+        Raises ``ConflictError`` when the id belongs to another scope (ids are global).
+        """
         ...
 
     async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
@@ -122,7 +125,11 @@ class GraphStore(Protocol):
         ...
 
     async def upsert_link(self, link: Link) -> Link:
-        """Create a link or update the one with the same (from, to, relation); returns what is stored."""
+        """Create a link, or update strength and validity of the one with the same (from, to, relation).
+
+        Keeps the stored ``created``; returns what is stored. Raises ``NotFoundError`` naming
+        the first endpoint (from, then to) not in the link's scope.
+        """
         ...
 
     async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool: ...

@@ -14,12 +14,14 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.chunking import chunk_text
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
+from hybrid_memory.lifecycle_models import MemoryContext, TaskResult
 from hybrid_memory.models import (
     Direction,
     ForgetResult,
@@ -32,6 +34,7 @@ from hybrid_memory.models import (
     Neighbourhood,
     Note,
     NoteFilter,
+    NoteResult,
     NoteType,
     RecallResult,
     Relation,
@@ -41,6 +44,9 @@ from hybrid_memory.models import (
     ThreadList,
     utcnow,
 )
+from hybrid_memory.redaction import redact
+from hybrid_memory.service.context import ContextBuilder
+from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.settings import Settings
 
@@ -52,6 +58,17 @@ _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
 CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64
+NEAR_DUPLICATE_SIMILARITY = 0.95
+"""create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
+MAX_LISTED_IDS = 500
+
+
+def _expiry(created: datetime, retention_days: float | None) -> datetime | None:
+    if retention_days is None:
+        return None
+    if retention_days <= 0:
+        raise InvalidInputError(f"retention_days must be positive, got {retention_days:g}.")
+    return created + timedelta(days=retention_days)
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -93,6 +110,14 @@ class MemoryService:
             sparse=self._sparse,
             validate_text=self._text,
         )
+        self.lifecycle = Lifecycle(
+            settings=settings.lifecycle,
+            vectors=vectors,
+            graph=graph,
+            embedder=embedder,
+            records=self._records,
+        )
+        self._context = ContextBuilder(vectors=vectors, embedder=embedder, recall=self._recaller.recall)
 
     # --- validation helpers -------------------------------------------------------
 
@@ -129,8 +154,10 @@ class MemoryService:
 
     # --- embedding --------------------------------------------------------------------
 
-    async def _records(self, memories: Sequence[Memory]) -> list[MemoryRecord]:
-        dense = await self._embedder.embed_documents([m.text for m in memories])
+    async def _records(
+        self, memories: Sequence[Memory], dense: list[list[float]] | None = None
+    ) -> list[MemoryRecord]:
+        dense = dense or await self._embedder.embed_documents([m.text for m in memories])
         return [
             MemoryRecord(memory=m, dense=d, sparse=self._sparse.encode_document(m.text))
             for m, d in zip(memories, dense, strict=True)
@@ -147,9 +174,16 @@ class MemoryService:
     # --- threads ---------------------------------------------------------------------
 
     async def remember_thread(
-        self, scope: Scope, thread_id: str, messages: Sequence[MessageIn]
+        self,
+        scope: Scope,
+        thread_id: str,
+        messages: Sequence[MessageIn],
+        *,
+        private: bool = False,
+        retention_days: float | None = None,
+        summarizer: Summarizer | None = None,
     ) -> RememberResult:
-        """Store a thread's user and assistant messages, chunked; idempotent per message."""
+        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
         thread_id = self._identifier(thread_id, "thread_id")
         if not messages:
             raise InvalidInputError(
@@ -165,6 +199,7 @@ class MemoryService:
         planned: list[Memory] = []
         per_message: list[list[str]] = []
         seen_ids: dict[str, int] = {}
+        redacted = 0
         for index, message in enumerate(messages):
             role = message.role.strip().lower()
             if role not in REMEMBERED_ROLES:
@@ -177,6 +212,8 @@ class MemoryService:
                 skipped["empty"] = skipped.get("empty", 0) + 1
                 continue
             text = self._text(text, f"messages[{index}].content")
+            cleaned = redact(text)
+            text, redacted = cleaned.text, redacted + cleaned.count
             message_id = message.id.strip() if message.id and message.id.strip() else None
             if message_id is None:
                 digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
@@ -187,7 +224,8 @@ class MemoryService:
             if occurrence:
                 message_id = f"{message_id}#{occurrence}"
             chunks = self._chunks(text)
-            created = message.created_at or now
+            # A microsecond apart, so the thread's order survives messages sent without a time.
+            created = message.created_at or now + timedelta(microseconds=index)
             ids = []
             for chunk_index, chunk in enumerate(chunks):
                 mid = memory_id(scope, thread_id, message_id, chunk_index)
@@ -207,15 +245,27 @@ class MemoryService:
                         created_at=created,
                         source="remember_thread",
                         tokens=self._embedder.count_tokens(chunk),
+                        private=private,
+                        expires_at=_expiry(created, retention_days),
                     )
                 )
             per_message.append(ids)
 
         existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in planned])}
-        to_write = [m for m in planned if m.id not in existing or existing[m.id].text != m.text]
+        to_write = [
+            m
+            for m in planned
+            if m.id not in existing or (existing[m.id].text, existing[m.id].private) != (m.text, m.private)
+        ]
         changed = {m.id for m in to_write}
         if to_write:
+            kept = ("pinned", "last_accessed_at")
+            to_write = [
+                m.model_copy(update={k: getattr(existing[m.id], k) for k in kept}) if m.id in existing else m
+                for m in to_write
+            ]
             await self._vectors.upsert(await self._records(to_write))
+        evicted = await self.lifecycle.enforce(scope, summarizer) if to_write else 0
         stored = sum(1 for ids in per_message if any(i in changed for i in ids))
         return RememberResult(
             thread_id=thread_id,
@@ -225,6 +275,8 @@ class MemoryService:
             chunks=len(to_write),
             memory_ids=[i for ids in per_message for i in ids],
             skipped_reasons=skipped,
+            redacted=redacted,
+            evicted=evicted,
         )
 
     async def list_threads(self, scope: Scope, limit: int) -> ThreadList:

@@ -1,0 +1,305 @@
+"""Limits, eviction with summarize-and-replace, retention cleanup, pins and statistics.
+
+Limits are enforced after every write, under one lock per scope, so a burst of
+concurrent writes ends within the limits: each write's enforcement scans the store
+after its own write, and the last one to take the lock sees every write before it.
+A summary is written before what it replaces is deleted, so a crash in between
+leaves a duplicate, never a loss.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import anyio
+
+from hybrid_memory import eviction
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.errors import InvalidInputError, NotFoundError
+from hybrid_memory.lifecycle_models import (
+    CleanupResult,
+    ForgetPreview,
+    KindStats,
+    LimitsInfo,
+    MemoryStats,
+    PinResult,
+    PreviewItem,
+)
+from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, MemoryRecord, NoteFilter, Scope, utcnow
+from hybrid_memory.settings import LifecycleSettings
+
+logger = logging.getLogger(__name__)
+
+Summarizer = Callable[[Sequence[str], int], Awaitable[str | None]]
+"""Summarise these texts in at most this many tokens; None when it cannot (the extractive one is used)."""
+Records = Callable[[Sequence[Memory]], Awaitable[list[MemoryRecord]]]
+
+MAX_LISTED = 500
+MAX_REPLACES = 1000
+PAGE = 256
+
+
+@dataclass
+class _Counters:
+    evictions: int = 0
+    summaries: int = 0
+    deleted_expired: int = 0
+    recalls: int = 0
+    recall_hits: int = 0
+
+
+@dataclass(frozen=True)
+class _Planned:
+    plan: eviction.Plan
+    expired: list[Memory]
+    memories: dict[str, Memory]
+
+
+class Lifecycle:
+    """The lifecycle use cases of one server; MemoryService exposes it as ``service.lifecycle``."""
+
+    def __init__(
+        self,
+        *,
+        settings: LifecycleSettings,
+        vectors: VectorStore,
+        graph: GraphStore,
+        embedder: Embedder,
+        records: Records,
+        summarizer: Summarizer | None = None,
+    ) -> None:
+        self._settings = settings
+        self._vectors = vectors
+        self._graph = graph
+        self._embedder = embedder
+        self._records = records
+        self._fallback = summarizer
+        self._locks: defaultdict[Scope, anyio.Lock] = defaultdict(anyio.Lock)
+        self._counters: defaultdict[Scope, _Counters] = defaultdict(_Counters)
+
+    # --- reading ------------------------------------------------------------------------------
+
+    async def all_memories(self, flt: MemoryFilter) -> list[Memory]:
+        out: list[Memory] = []
+        offset: str | None = None
+        while True:
+            page, offset = await self._vectors.scroll(flt, PAGE, offset)
+            out.extend(page)
+            if offset is None:
+                return out
+
+    def limits_info(self) -> LimitsInfo:
+        s = self._settings
+        return LimitsInfo(
+            max_items=s.max_items,
+            max_tokens=s.max_tokens,
+            ttl_days=s.ttl_days,
+            eviction_policy=s.eviction_policy,
+            summarize_on_evict=s.summarize_on_evict,
+            retention_days=s.retention_days,
+        )
+
+    def _expired(self, memory: Memory, now: datetime) -> bool:
+        if memory.expires_at is not None and memory.expires_at <= now:
+            return True
+        days = self._settings.retention_days
+        return days is not None and not memory.pinned and memory.created_at <= now - timedelta(days=days)
+
+    async def _plan(self, scope: Scope, now: datetime) -> _Planned:
+        memories = {m.id: m for m in await self.all_memories(MemoryFilter(scope=scope))}
+        expired = [m for m in memories.values() if self._expired(m, now)]
+        gone = {m.id for m in expired}
+        s = self._settings
+        limits = eviction.Limits(
+            max_items=s.max_items,
+            max_tokens=s.max_tokens,
+            policy=s.eviction_policy,
+            ttl_cutoff=None if s.ttl_days is None else now - timedelta(days=s.ttl_days),
+            summary_tokens=eviction.summary_budget(s.max_tokens) if s.summarize_on_evict else 0,
+        )
+        items = [
+            eviction.Item(m.id, m.tokens, m.created_at, m.last_accessed_at, m.pinned)
+            for m in memories.values()
+            if m.id not in gone
+        ]
+        plan = eviction.plan_eviction(items, limits) if s.limited else eviction.Plan([], False)
+        return _Planned(plan=plan, expired=expired, memories=memories)
+
+    # --- enforcing --------------------------------------------------------------------------
+
+    async def enforce(self, scope: Scope, summarizer: Summarizer | None = None) -> int:
+        """Evict what the limits require (after a write); returns how many memories went."""
+        if not self._settings.limited:
+            return 0
+        async with self._locks[scope]:
+            planned = await self._plan(scope, utcnow())
+            evicted, _ = await self._evict(scope, planned, summarizer)
+            return evicted
+
+    async def cleanup(self, scope: Scope, summarizer: Summarizer | None = None) -> CleanupResult:
+        """Delete expired memories (retention), then evict what the limits require."""
+        async with self._locks[scope]:
+            planned = await self._plan(scope, utcnow())
+            removed = await self._remove(scope, planned.expired)
+            self._counters[scope].deleted_expired += len(removed)
+            evicted, summary_id = await self._evict(scope, planned, summarizer)
+        ids = [m.id for m in planned.expired] + [e.id for e in planned.plan.evictions]
+        return CleanupResult(deleted=len(removed), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED])
+
+    async def preview(self, scope: Scope, limit: int, cursor: str | None) -> ForgetPreview:
+        """What :meth:`cleanup` would remove now, a page at a time; changes nothing."""
+        start = _cursor(cursor)
+        planned = await self._plan(scope, utcnow())
+        rows = [(m, "expired") for m in planned.expired] + [
+            (planned.memories[e.id], e.reason) for e in planned.plan.evictions
+        ]
+        page = rows[start : start + limit]
+        return ForgetPreview(
+            items=[
+                PreviewItem(
+                    id=m.id, kind=m.kind, reason=r, text=m.text[:200], tokens=m.tokens, created_at=m.created_at
+                )
+                for m, r in page
+            ],
+            total=len(rows),
+            summarized=planned.plan.summarize,
+            next_cursor=str(start + limit) if start + limit < len(rows) else None,
+            limits=self.limits_info(),
+        )
+
+    async def _remove(self, scope: Scope, memories: Sequence[Memory]) -> list[str]:
+        for note in (m for m in memories if m.kind is MemoryKind.NOTE):
+            await self._graph.delete_note(scope, note.id)
+        ids = [m.id for m in memories]
+        if ids:
+            await self._vectors.delete(scope, ids)
+        return ids
+
+    async def _evict(
+        self, scope: Scope, planned: _Planned, summarizer: Summarizer | None
+    ) -> tuple[int, str | None]:
+        victims = [planned.memories[e.id] for e in planned.plan.evictions]
+        if not victims:
+            return 0, None
+        summary_id = None
+        if planned.plan.summarize:
+            summary = await self._summary(scope, victims, summarizer)
+            await self._vectors.upsert(await self._records([summary]))
+            summary_id = summary.id
+            self._counters[scope].summaries += 1
+        await self._remove(scope, victims)
+        self._counters[scope].evictions += len(victims)
+        logger.info("evicted %d memories of project %s", len(victims), scope.project)
+        return len(victims), summary_id
+
+    async def _summary(self, scope: Scope, victims: Sequence[Memory], summarizer: Summarizer | None) -> Memory:
+        victims = sorted(victims, key=lambda m: m.created_at)
+        budget = eviction.summary_budget(self._settings.max_tokens)
+        lines = [f"{m.role}: {m.text}" if m.role else m.text for m in victims]
+        text, source = None, "extractive"
+        for name, fn in (("sampling", summarizer), ("model", self._fallback)):
+            if fn is None:
+                continue
+            try:
+                text = await fn(lines, budget)
+            except Exception:  # a summary is a courtesy: the extractive one always works
+                logger.warning("%s summary failed; using the extractive one", name, exc_info=True)
+            if text and text.strip():
+                source = name
+                break
+        count = sum(max(1, m.replaced_count) if m.kind is MemoryKind.SUMMARY else 1 for m in victims)
+        if not text or not text.strip():
+            text = eviction.extractive_summary(
+                lines, count=count, since=victims[0].created_at, until=victims[-1].created_at
+            )
+        text = self._fit(text.strip(), budget)
+        threads = {m.thread_id for m in victims}
+        return Memory(
+            id=str(uuid.uuid4()),
+            kind=MemoryKind.SUMMARY,
+            text=text,
+            project=scope.project,
+            user=scope.user,
+            thread_id=threads.pop() if len(threads) == 1 else None,
+            tags=["summary"],
+            source=f"eviction:{source}",
+            tokens=self._embedder.count_tokens(text),
+            private=any(m.private for m in victims),
+            replaces=[m.id for m in victims][:MAX_REPLACES],
+            replaced_count=count,
+        )
+
+    def _fit(self, text: str, budget: int) -> str:
+        # Re-counted after each cut: a word cut in half may tokenise into more pieces.
+        while self._embedder.count_tokens(text) > budget:
+            text = eviction.truncate_to_tokens(text, self._embedder.token_spans(text), budget)
+        return text
+
+    # --- pins, access, stats ------------------------------------------------------------------
+
+    async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
+        found = await self._vectors.get(scope, [memory_id])
+        if not found:
+            verb = "pin" if pinned else "unpin"
+            raise NotFoundError(
+                f"No memory or note '{memory_id}' in this project. recall_memory and create_note "
+                f"return the ids you can {verb}."
+            )
+        memory = found[0]
+        if memory.pinned != pinned:
+            await self._vectors.set_payload(scope, memory.id, {"pinned": pinned})
+        return PinResult(
+            id=memory.id, kind=memory.kind, pinned=pinned, changed=memory.pinned != pinned, text=memory.text
+        )
+
+    async def touch(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Record access for the lru policy (only then: each is a write)."""
+        if not (self._settings.limited and self._settings.eviction_policy == "lru"):
+            return
+        now = utcnow()
+        for memory_id in ids:
+            await self._vectors.set_payload(scope, memory_id, {"last_accessed_at": now})
+
+    def record_recall(self, scope: Scope, hit: bool) -> None:
+        counters = self._counters[scope]
+        counters.recalls += 1
+        counters.recall_hits += int(hit)
+
+    async def stats(self, scope: Scope) -> MemoryStats:
+        memories = await self.all_memories(MemoryFilter(scope=scope))
+        by_kind = {kind: [0, 0] for kind in MemoryKind}
+        for m in memories:
+            by_kind[m.kind][0] += 1
+            by_kind[m.kind][1] += m.tokens
+        c = self._counters[scope]
+        return MemoryStats(
+            project=scope.project,
+            items=len(memories),
+            tokens=sum(m.tokens for m in memories),
+            by_kind=[KindStats(kind=k, count=n, tokens=t) for k, (n, t) in by_kind.items()],
+            pinned=sum(m.pinned for m in memories),
+            private=sum(m.private for m in memories),
+            notes=await self._graph.count_notes(NoteFilter(scope=scope)),
+            evictions=c.evictions,
+            summaries_written=c.summaries,
+            deleted_expired=c.deleted_expired,
+            recalls=c.recalls,
+            recall_hit_rate=None if not c.recalls else round(c.recall_hits / c.recalls, 4),
+            limits=self.limits_info(),
+        )
+
+
+def _cursor(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit():
+        raise InvalidInputError(
+            f"cursor {cursor!r} is not one forget_preview returned; omit it for the first page."
+        )
+    return int(cursor)
