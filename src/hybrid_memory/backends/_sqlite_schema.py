@@ -21,11 +21,11 @@ Layout decisions, each forced by something SQLite does:
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from hybrid_memory.backends._text import fmt_time, fmt_time_opt, parse_time_opt, query_terms, quoted_or
 from hybrid_memory.errors import BackendError, ConflictError
 from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
 
@@ -123,19 +123,6 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
 
 # -- rows <-> models ---------------------------------------------------------------------------
 
-# Lucene's English stop set, which Neo4j's full-text indexes drop too, so both graph
-# backends treat the same queries as empty.
-# fmt: off
-_STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
-})
-# fmt: on
-# unicode61 splits on everything but letters and digits (underscore included).
-_WORD = re.compile(r"[^\W_]+")
-_MAX_QUERY_TERMS = 64
-
 VALID_AT = (
     "({a}.valid_from IS NULL OR {a}.valid_from <= :at) AND ({a}.valid_to IS NULL OR {a}.valid_to > :at)"
 )
@@ -148,29 +135,8 @@ def fts_query(text: str) -> str | None:
     Quoting makes ``AND``/``OR``/``NOT``/``NEAR``, parentheses, ``*``, ``^`` and column
     filters plain words. None when no searchable word is left.
     """
-    terms: list[str] = []
-    for word in _WORD.findall(text):
-        term = word.lower()
-        if term not in _STOPWORDS and term not in terms:
-            terms.append(term)
-    if not terms:
-        return None
-    return " OR ".join(f'"{term}"' for term in terms[:_MAX_QUERY_TERMS])
-
-
-def fmt_time(dt: datetime) -> str:
-    """Fixed-width ISO 8601 in UTC, so text order is time order. Naive datetimes are taken as UTC."""
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def fmt_time_opt(dt: datetime | None) -> str | None:
-    return None if dt is None else fmt_time(dt)
-
-
-def _parse_opt(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
+    terms = query_terms(text)
+    return quoted_or(terms) if terms else None
 
 
 def note_params(note: Note) -> dict[str, Any]:
@@ -218,8 +184,8 @@ def note_from_row(row: sqlite3.Row) -> Note:
         thread_id=row["thread_id"],
         created=datetime.fromisoformat(row["created"]),
         modified=datetime.fromisoformat(row["modified"]),
-        valid_from=_parse_opt(row["valid_from"]),
-        valid_to=_parse_opt(row["valid_to"]),
+        valid_from=parse_time_opt(row["valid_from"]),
+        valid_to=parse_time_opt(row["valid_to"]),
     )
 
 
@@ -232,8 +198,8 @@ def link_from_row(row: sqlite3.Row) -> Link:
         project=row["project"],
         user=row["user"],
         created=datetime.fromisoformat(row["created"]),
-        valid_from=_parse_opt(row["valid_from"]),
-        valid_to=_parse_opt(row["valid_to"]),
+        valid_from=parse_time_opt(row["valid_from"]),
+        valid_to=parse_time_opt(row["valid_to"]),
     )
 
 

@@ -57,12 +57,12 @@ backends treat the same text as the same words.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Final
 
+from hybrid_memory.backends._text import WORD, fmt_time, fmt_time_opt, parse_time_opt, quoted_or
 from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
 
 LABEL: Final = "Note"
@@ -230,6 +230,24 @@ RETURN a.id AS from_id, b.id AS to_id, type(r) AS rel_type, r.strength AS streng
        r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to"""
 """The links between the notes ``$ids`` (passing the filters): what a neighbourhood returns."""
 
+# -- export --------------------------------------------------------------------------------------
+
+# Ordered by the relation's value, not its type: the upper-case types sort alike here,
+# but the contract promises the lower-case order the SQLite store gives.
+LIST_LINKS: Final = """MATCH (a:Note)-[r]->(b:Note)
+WHERE a.project = $project AND a.user = $user AND b.project = $project AND b.user = $user
+WITH a, b, r, toLower(type(r)) AS relation
+RETURN a.id AS from_id, b.id AS to_id, type(r) AS rel_type, r.strength AS strength,
+       r.created AS created, r.valid_from AS valid_from, r.valid_to AS valid_to
+ORDER BY from_id, to_id, relation
+SKIP $offset LIMIT $limit"""
+"""A page of the links of a scope in a stable order: what an export walks through."""
+
+# The only statement without a scope filter: it names the scopes, and returns no content.
+SCOPES: Final = """MATCH (n:Note)
+RETURN DISTINCT n.project AS project, n.user AS user
+ORDER BY project, user"""
+
 # -- ArcadeDB ------------------------------------------------------------------------------------
 
 # ArcadeDB's Cypher cannot create a full-text index (only range indexes) and has no
@@ -258,46 +276,10 @@ ARCADEDB_OVERRIDES: Final[MappingProxyType[str, str | tuple[str, ...]]] = Mappin
 
 # -- parameters and records ---------------------------------------------------------------------
 
-# Letters and digits; "_" splits words as SQLite's unicode61 tokenizer does.
-_WORD = re.compile(r"[^\W_]+")
-# Lucene's English stop set, as the SQLite store drops it, so a query of stop words finds nothing.
-# fmt: off
-_STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
-})
-# fmt: on
-_MAX_QUERY_TERMS = 64
-
-
-def fmt_time(dt: datetime) -> str:
-    """Fixed-width ISO 8601 in UTC, so string order is time order. Naive datetimes are taken as UTC."""
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def fmt_time_opt(dt: datetime | None) -> str | None:
-    return None if dt is None else fmt_time(dt)
-
-
-def parse_time_opt(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
-def query_terms(text: str) -> list[str]:
-    """The distinct searchable words of any user text, stop words dropped, at most 64."""
-    terms: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if word not in _STOPWORDS and word not in terms:
-            terms.append(word)
-    return terms[:_MAX_QUERY_TERMS]
-
 
 def lucene_query(terms: list[str]) -> str:
     """``$query`` of :data:`SEARCH_NOTES`: the words quoted and OR-ed (words hold no quote)."""
-    return " OR ".join(f'"{term}"' for term in terms)
+    return quoted_or(terms)
 
 
 def note_params(note: Note) -> dict[str, Any]:
@@ -315,7 +297,7 @@ def note_params(note: Note) -> dict[str, Any]:
         "modified": fmt_time(note.modified),
         "valid_from": fmt_time_opt(note.valid_from),
         "valid_to": fmt_time_opt(note.valid_to),
-        "search_text": " ".join(_WORD.findall(f"{note.content} {' '.join(note.tags)}".lower())),
+        "search_text": " ".join(WORD.findall(f"{note.content} {' '.join(note.tags)}".lower())),
     }
 
 

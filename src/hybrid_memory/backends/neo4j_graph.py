@@ -37,6 +37,7 @@ from neo4j.exceptions import (
 )
 
 from hybrid_memory.backends import cypher
+from hybrid_memory.backends._text import fmt_time_opt, query_terms
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
 from hybrid_memory.models import Direction, Link, Neighbourhood, Note, NoteFilter, NoteHit, Relation, Scope
 
@@ -226,7 +227,7 @@ class Neo4jGraphStore:
         Any text is accepted: only its words are searched, each quoted, so query
         operators in it are plain words. A text with no searchable word returns [].
         """
-        terms = cypher.query_terms(text)
+        terms = query_terms(text)
         if not terms or limit <= 0:
             return []
         params = {
@@ -266,6 +267,22 @@ class Neo4jGraphStore:
         rows = await self._run(cypher.DELETE_LINK, params)
         return bool(rows and rows[0]["deleted"])
 
+    async def list_links(self, scope: Scope, limit: int, offset: int = 0) -> list[Link]:
+        """Links of ``scope`` by (from_id, to_id, relation): a stable order to page through."""
+        params = {
+            "project": scope.project,
+            "user": scope.user,
+            "limit": max(limit, 0),
+            "offset": max(offset, 0),
+        }
+        rows = await self._run(cypher.LIST_LINKS, params, read=True)
+        return [cypher.link_from_row(row, project=scope.project, user=scope.user) for row in rows]
+
+    async def scopes(self) -> list[Scope]:
+        """Every (project, user) holding a note, sorted."""
+        rows = await self._run(cypher.SCOPES, {}, read=True)
+        return [Scope(project=row["project"], user=row["user"]) for row in rows]
+
     async def neighbourhood(
         self,
         scope: Scope,
@@ -290,7 +307,7 @@ class Neo4jGraphStore:
             "project": scope.project,
             "user": scope.user,
             "rel_types": None if relations is None else [cypher.REL_TYPES[r] for r in relations],
-            "valid_at": cypher.fmt_time_opt(valid_at),
+            "valid_at": fmt_time_opt(valid_at),
         }
         expand = _EXPAND[direction]
 

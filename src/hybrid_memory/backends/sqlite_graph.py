@@ -27,7 +27,6 @@ import anyio.to_thread
 from hybrid_memory.backends import _sqlite_schema
 from hybrid_memory.backends._sqlite_schema import (
     VALID_AT,
-    fmt_time,
     fts_query,
     link_from_row,
     link_params,
@@ -35,6 +34,7 @@ from hybrid_memory.backends._sqlite_schema import (
     note_params,
     note_where,
 )
+from hybrid_memory.backends._text import fmt_time
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
 from hybrid_memory.models import (
     Direction,
@@ -302,6 +302,22 @@ class SqliteGraphStore:
         params = (scope.project, scope.user, from_id, to_id, relation.value)
         count = await self._run(lambda conn: _write(conn, lambda c: c.execute(sql, params).rowcount))
         return count > 0
+
+    async def list_links(self, scope: Scope, limit: int, offset: int = 0) -> list[Link]:
+        """Links of ``scope`` by (from_id, to_id, relation): the primary key's order, so stable."""
+        sql = (
+            "SELECT * FROM links WHERE project = ? AND user = ?"
+            " ORDER BY from_id, to_id, relation LIMIT ? OFFSET ?"
+        )
+        params = (scope.project, scope.user, max(limit, 0), max(offset, 0))
+        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        return [link_from_row(row) for row in rows]
+
+    async def scopes(self) -> list[Scope]:
+        """Every (project, user) holding a note, sorted; links live inside a note's scope."""
+        sql = "SELECT DISTINCT project, user FROM notes ORDER BY project, user"
+        rows = await self._run(lambda conn: conn.execute(sql).fetchall())
+        return [Scope(project=row["project"], user=row["user"]) for row in rows]
 
     async def neighbourhood(
         self,
