@@ -32,7 +32,90 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
     _add_eval_parser(sub)
+    _add_transfer_parsers(sub)
     return parser
+
+
+def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = sub.add_parser(
+        "export", help="write memories, notes and links to a file (docs/export-format.md)"
+    )
+    export.add_argument("file", type=Path, help="the JSON Lines file to write")
+    export.add_argument(
+        "--project",
+        dest="projects",
+        action="append",
+        default=[],
+        metavar="P",
+        help="a project to export (repeatable; default: the configured project)",
+    )
+    export.add_argument("--all-projects", action="store_true", help="every project and user in the stores")
+    export.add_argument("--with-embeddings", action="store_true", help="include each memory's dense vector")
+    export.set_defaults(project=None)
+    imp = sub.add_parser(
+        "import", help="read an export (or an MCP memory server's memory.jsonl) into the stores"
+    )
+    imp.add_argument("file", type=Path, help="the file to import")
+    imp.add_argument("--dry-run", action="store_true", help="validate the file and report; write nothing")
+    imp.add_argument("--format", choices=["auto", "hybrid-memory", "mcp-memory"], default="auto")
+    imp.add_argument("--project", help="project for a memory.jsonl (HYBRID_MEMORY_PROJECT)")
+    for p in (export, imp):
+        p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.transfer import Progress, export_file
+
+    result = anyio.run(
+        lambda: export_file(
+            settings,
+            args.file,
+            projects=args.projects,
+            all_projects=args.all_projects,
+            with_embeddings=args.with_embeddings,
+            progress=Progress(enabled=not args.quiet),
+        )
+    )
+    counts = result.counts
+    skipped = f"; {result.skipped_private} private items left out" if result.skipped_private else ""
+    # A client-side command: its summary belongs on stdout.
+    print(
+        f"exported {counts['memory']} memories, {counts['note']} notes, {counts['link']} links "
+        f"from {len(result.scopes)} scope(s) to {result.file}{skipped}"
+    )
+    return 0
+
+
+def _import(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.transfer import Progress, import_file
+
+    result = anyio.run(
+        lambda: import_file(
+            settings,
+            args.file,
+            source=None if args.format == "auto" else args.format,
+            dry_run=args.dry_run,
+            progress=Progress(enabled=not args.quiet),
+        )
+    )
+    found = result.in_file
+    summary = f"{found['memory']} memories, {found['note']} notes, {found['link']} links"
+    if result.dry_run:
+        print(f"{result.file} is valid ({result.format}): {summary}; nothing written (--dry-run)")
+        return 0
+    written, same = result.written, result.unchanged
+    print(
+        f"imported {result.file} ({result.format}): {summary}; written "
+        f"{written['memory']}/{written['note']}/{written['link']}, unchanged "
+        f"{same['memory']}/{same['note']}/{same['link']} (memories/notes/links); "
+        f"{result.embedded} memories embedded, {result.indexed_notes} notes indexed"
+    )
+    return 0
 
 
 def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -123,6 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _serve(args, settings)
         elif args.command == "eval":
             return _eval(args, settings)
+        elif args.command == "export":
+            return _export(args, settings)
+        elif args.command == "import":
+            return _import(args, settings)
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:

@@ -703,3 +703,68 @@ async def test_list_pages_with_limit_and_offset(
     listed: GraphStore, limit: int, offset: int, expected: list[str]
 ) -> None:
     assert ids(await listed.list_notes(NoteFilter(scope=ALPHA), limit, offset)) == expected
+
+
+# -- export: every link of a scope, and the scopes themselves -------------------------------------
+
+ALL_LINKS = [
+    ("a", "b", RELATES_TO),
+    ("b", "c", SUPPORTS),
+    ("c", "a", EXTENDS),
+    ("c", "d", PART_OF),
+    ("e", "a", ANSWERS),
+]
+
+
+@pytest.mark.parametrize(
+    ("limit", "offset", "expected"),
+    [
+        (10, 0, ALL_LINKS),
+        (2, 0, ALL_LINKS[:2]),
+        (2, 2, ALL_LINKS[2:4]),
+        (2, 4, ALL_LINKS[4:]),
+        (2, 6, []),
+    ],
+)
+async def test_list_links_pages_in_from_to_relation_order(
+    graph: GraphStore, limit: int, offset: int, expected: list[tuple[str, str, Relation]]
+) -> None:
+    page = await graph.list_links(ALPHA, limit, offset)
+
+    assert [(link.from_id, link.to_id, link.relation) for link in page] == expected
+
+
+async def test_list_links_orders_relations_between_the_same_notes(graph_store: GraphStore) -> None:
+    await add(graph_store, make_note("x"), make_note("y"))
+    for relation in (Relation.TEMPORAL, Relation.ANSWERS, Relation.PART_OF, Relation.SUPERSEDES):
+        await graph_store.upsert_link(make_link("x", "y", relation))
+
+    relations = [link.relation.value for link in await graph_store.list_links(ALPHA, 10)]
+
+    assert relations == ["answers", "part_of", "supersedes", "temporal"]
+
+
+async def test_list_links_returns_every_field(graph_store: GraphStore) -> None:
+    await add(graph_store, make_note("x"), make_note("y"))
+    link = make_link("x", "y", SUPPORTS, strength=0.25, created=at(1), valid_from=at(2), valid_to=at(3))
+    await graph_store.upsert_link(link)
+
+    assert await graph_store.list_links(ALPHA, 10) == [link]
+
+
+@pytest.mark.parametrize("other", OTHER_SCOPES)
+async def test_list_links_stays_in_its_scope(graph: GraphStore, other: Scope) -> None:
+    await add(graph, make_note("o1", scope=other), make_note("o2", scope=other))
+    await graph.upsert_link(make_link("o1", "o2", scope=other))
+
+    assert triples(await graph.list_links(other, 10)) == {("o1", "o2", RELATES_TO)}
+    assert len(await graph.list_links(ALPHA, 10)) == len(ALL_LINKS)
+
+
+async def test_scopes_lists_every_scope_holding_a_note_sorted(graph_store: GraphStore) -> None:
+    assert await graph_store.scopes() == []
+    beta, bob = Scope(project="beta", user="ann"), Scope(project="alpha", user="bob")
+    await add(graph_store, make_note("n1", scope=beta), make_note("n2"), make_note("n3", scope=bob))
+    await graph_store.upsert_note(make_note("n4", scope=beta))
+
+    assert await graph_store.scopes() == [ALPHA, bob, beta]

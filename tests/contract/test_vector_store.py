@@ -286,11 +286,14 @@ def filter_dataset() -> dict[str, Memory]:
     day = timedelta(days=1)
     message, note, summary = MemoryKind.MESSAGE, MemoryKind.NOTE, MemoryKind.SUMMARY
     return {
-        "m1": make_memory(
-            "memo one", kind=message, thread_id="t1", tags=["red"], created_at=T0, pinned=True
-        ),
+        "m1": make_memory("memo one", kind=message, thread_id="t1", tags=["red"], created_at=T0, pinned=True),
         "m2": make_memory(
-            "memo two", kind=message, thread_id="t1", tags=["blue"], created_at=T0 + day, expires_at=T0 + 9 * day
+            "memo two",
+            kind=message,
+            thread_id="t1",
+            tags=["blue"],
+            created_at=T0 + day,
+            expires_at=T0 + 9 * day,
         ),
         "m3": make_memory(
             "memo three", kind=message, thread_id="t2", tags=["red", "green"], created_at=T0 + 2 * day
@@ -682,3 +685,25 @@ async def test_optimize_keeps_every_memory_searchable(tmp_path: Path) -> None:
         assert [h.memory.id for h in await store.search_dense([1, 0, 0, 0], scoped(), 1)] == [memories[0].id]
     finally:
         await store.close()
+
+
+# --- export: vectors and scopes -----------------------------------------------------------------
+
+
+async def test_dense_vectors_come_back_by_id_within_the_scope(store: VectorStore) -> None:
+    ours = make_memory("ours")
+    theirs = make_memory("theirs", scope=Scope(project="beta", user="ann"))
+    await store.upsert([make_record(ours, (0.0, 1.0, 0.0, 0.0)), make_record(theirs)])
+
+    found = await store.dense_vectors(ALPHA, [ours.id, theirs.id, new_id(), "not-a-uuid"])
+
+    assert list(found) == [ours.id]
+    assert found[ours.id] == pytest.approx([0.0, 1.0, 0.0, 0.0])
+
+
+async def test_scopes_lists_every_scope_holding_a_memory_sorted(store: VectorStore) -> None:
+    assert await store.scopes() == []
+    beta, bob = Scope(project="beta", user="ann"), Scope(project="alpha", user="bob")
+    await store.upsert([make_record(make_memory("x", scope=s)) for s in (beta, ALPHA, bob, beta)])
+
+    assert await store.scopes() == [ALPHA, bob, beta]

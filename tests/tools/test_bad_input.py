@@ -52,7 +52,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("recall_memory", {"query": ""}, "query is empty. Pass the text to remember."),
     ("recall_memory", {"query": "tea", "limit": 0}, "Input should be greater than or equal to 1"),
     ("recall_memory", {"query": "tea", "limit": "many"}, "Input should be a valid integer"),
-    ("recall_memory", {"query": "tea", "kinds": ["dream"]}, "Input should be 'message', 'note' or 'summary'"),
+    (
+        "recall_memory",
+        {"query": "tea", "kinds": ["dream"]},
+        "Input should be 'message', 'note', 'summary' or 'task'",
+    ),
+    ("recall_memory", {"query": "tea", "as_of": "yesterday-ish"}, "Input should be a valid datetime"),
     ("recall_memory", {"query": "tea", "since": "last tuesday"}, "Input should be a valid datetime"),
     ("create_note", {"type": "fact"}, "content\n  Field required"),
     ("create_note", {"content": "   ", "type": "fact"}, "content is empty. Pass the text to remember."),
@@ -123,6 +128,43 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         f"Nothing to forget: no memory or note '{UNKNOWN}' in this project. recall_memory returns the ids you can forget.",
     ),
     ("list_threads", {"limit": 100000}, "Input should be less than or equal to 500"),
+    (
+        "pin_memory",
+        {"memory_id": UNKNOWN},
+        f"No memory or note '{UNKNOWN}' in this project. recall_memory and create_note return the ids you can pin.",
+    ),
+    (
+        "unpin_memory",
+        {"memory_id": "not-an-id"},
+        "No memory or note 'not-an-id' in this project. recall_memory and create_note return the ids you can unpin.",
+    ),
+    ("pin_memory", {}, "memory_id\n  Field required"),
+    ("get_memory_context", {}, "query\n  Field required"),
+    ("get_memory_context", {"query": " "}, "query is empty. Pass the text to remember."),
+    ("get_memory_context", {"query": "tea", "max_tokens": 0}, "Input should be greater than or equal to 1"),
+    ("record_task", {"description": "x", "outcome": "y"}, "success\n  Field required"),
+    (
+        "record_task",
+        {"description": "", "outcome": "y", "success": True},
+        "description is empty. Pass the text to remember.",
+    ),
+    (
+        "record_task",
+        {"description": "x", "outcome": "y", "success": True, "retention_days": 0},
+        "Input should be greater than 0",
+    ),
+    (
+        "forget_preview",
+        {"cursor": "abc"},
+        "cursor 'abc' is not one forget_preview returned; omit it for the first page.",
+    ),
+    ("forget_preview", {"limit": 0}, "Input should be greater than or equal to 1"),
+    ("create_note", {"content": "x", "type": "fact", "retention_days": -1}, "Input should be greater than 0"),
+    (
+        "remember_thread",
+        {"thread_id": "t", "messages": [{"role": "user", "content": "x"}], "retention_days": "never"},
+        "Input should be a valid number",
+    ),
 ]
 
 

@@ -210,7 +210,7 @@ async def test_forget_a_note_removes_it_and_its_links(server: MCPServer[Any]) ->
         b = await call(client, "create_note", content="Mammals are animals.", type="fact")
         await call(client, "create_link", from_id=a["id"], to_id=b["id"], relation="extends")
         result = await call(client, "forget", ids=[b["id"]])
-        assert result == {"deleted_memories": 1, "deleted_notes": 1, "ids": [b["id"]]}
+        assert result == {"deleted_memories": 1, "deleted_notes": 1, "ids": [b["id"]], "more_ids": 0}
         hood = await call(client, "get_linked_notes", note_id=a["id"])
         assert hood == {"notes": [hood["notes"][0]], "links": []}
         hits = await call(client, "recall_memory", query="mammals animals", limit=10)

@@ -44,6 +44,8 @@ KEYWORD_INDEXES = (
 )
 DATETIME_INDEXES = ("created_at",)
 THREAD_FIELD = "thread_id"
+MAX_SCOPES = 100_000
+"""Most projects (and users per project) ``scopes()`` lists: far above any real store."""
 
 _DATETIME_FIELDS = ("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
 # A memory never changes owner: moving it to another scope through set_payload would

@@ -83,6 +83,18 @@ class VectorStore(Protocol):
         """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""
         ...
 
+    async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The dense vectors of the memories among ``ids`` in ``scope``, by id (export with embeddings)."""
+        ...
+
+    async def scopes(self) -> list[Scope]:
+        """Every scope holding at least one memory, sorted by (project, user).
+
+        The one read that is not confined to a scope: it names scopes, never returns
+        their content (``hybrid-memory export --all-projects``).
+        """
+        ...
+
 
 class GraphStore(Protocol):
     """Typed notes and typed links: the knowledge graph."""
@@ -133,6 +145,18 @@ class GraphStore(Protocol):
         ...
 
     async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool: ...
+
+    async def list_links(self, scope: Scope, limit: int, offset: int = 0) -> list[Link]:
+        """Links of ``scope`` ordered by (from_id, to_id, relation value): a stable order to page through."""
+        ...
+
+    async def scopes(self) -> list[Scope]:
+        """Every scope holding at least one note, sorted by (project, user).
+
+        The one read that is not confined to a scope: it names scopes, never returns
+        their content (``hybrid-memory export --all-projects``).
+        """
+        ...
 
     async def neighbourhood(
         self,

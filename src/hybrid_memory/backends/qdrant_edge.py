@@ -385,6 +385,39 @@ class EdgeVectorStore:
         response = await self._run(lambda shard: shard.facet(request))
         return common.facet_counts(response.hits)
 
+    async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The dense vectors of the memories among ``ids`` in ``scope``, by id."""
+        wanted = common.point_ids(ids)
+        if not wanted:
+            return {}
+        request = qe.ScrollRequest(
+            limit=len(wanted),
+            filter=edge_filter(MemoryFilter(scope=scope, ids=wanted)),
+            with_payload=False,
+            with_vector=True,
+        )
+        records, _ = await self._run(lambda shard: shard.scroll(request))
+        found: dict[str, list[float]] = {}
+        for record in records:
+            dense = record.vector.get(common.DENSE_VECTOR) if isinstance(record.vector, dict) else None
+            if isinstance(dense, list):
+                found[str(record.id)] = [float(v) for v in dense if isinstance(v, (int, float))]
+        return found
+
+    async def scopes(self) -> list[Scope]:
+        """Every (project, user) holding a memory, sorted: a facet on project, then on user per project."""
+
+        def read(shard: qe.EdgeShard) -> list[Scope]:
+            found: list[Scope] = []
+            projects = shard.facet(qe.FacetRequest("project", limit=common.MAX_SCOPES, exact=True))
+            for project in projects.hits:
+                only = qe.Filter(must=[qe.FieldCondition("project", match=qe.MatchValue(str(project.value)))])
+                users = shard.facet(qe.FacetRequest("user", limit=common.MAX_SCOPES, exact=True, filter=only))
+                found.extend(Scope(project=str(project.value), user=str(u.value)) for u in users.hits)
+            return sorted(found, key=lambda s: (s.project, s.user))
+
+        return await self._run(read)
+
 
 # --- the directory lock and the identity file --------------------------------------------------
 

@@ -370,3 +370,51 @@ class QdrantServerVectorStore:
             )
         )
         return common.facet_counts(response.hits)
+
+    async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The dense vectors of the memories among ``ids`` in ``scope``, by id."""
+        client = self._open_client()
+        wanted = common.point_ids(ids)
+        if not wanted:
+            return {}
+        flt = server_filter(MemoryFilter(scope=scope, ids=wanted))
+        records, _ = await self._call(
+            lambda: client.scroll(
+                self._collection,
+                scroll_filter=flt,
+                limit=len(wanted),
+                with_payload=False,
+                with_vectors=[common.DENSE_VECTOR],
+            )
+        )
+        found: dict[str, list[float]] = {}
+        for record in records:
+            dense = record.vector.get(common.DENSE_VECTOR) if isinstance(record.vector, dict) else None
+            if isinstance(dense, list):
+                found[str(record.id)] = [float(v) for v in dense if isinstance(v, (int, float))]
+        return found
+
+    async def scopes(self) -> list[Scope]:
+        """Every (project, user) holding a memory, sorted: a facet on project, then on user per project."""
+        client = self._open_client()
+        projects = await self._call(
+            lambda: client.facet(self._collection, "project", limit=common.MAX_SCOPES, exact=True)
+        )
+        found: list[Scope] = []
+        for hit in projects.hits:
+            project = str(hit.value)
+            only = models.Filter(
+                must=[models.FieldCondition(key="project", match=models.MatchValue(value=project))]
+            )
+            users = await self._call(
+                partial(
+                    client.facet,
+                    self._collection,
+                    "user",
+                    facet_filter=only,
+                    limit=common.MAX_SCOPES,
+                    exact=True,
+                )
+            )
+            found.extend(Scope(project=project, user=str(u.value)) for u in users.hits)
+        return sorted(found, key=lambda s: (s.project, s.user))

@@ -36,6 +36,9 @@ class AppContext:
 
     service: MemoryService
     scope: Scope
+    """The configured scope; without HYBRID_MEMORY_PROJECT its project is ``default``."""
+    project_from_roots: bool = False
+    """No project configured: each session's project comes from the client's first MCP root."""
 
 
 @asynccontextmanager
@@ -64,7 +67,9 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
                 # The model loads in the background, after the handshake, so the client never waits on it.
                 tg.start_soon(_warm_up, embedder)
                 try:
-                    yield AppContext(service=service, scope=scope)
+                    yield AppContext(
+                        service=service, scope=scope, project_from_roots=settings.project is None
+                    )
                 finally:
                     tg.cancel_scope.cancel()
     finally:

@@ -118,7 +118,9 @@ class ContextBuilder:
         budget = max_tokens - sum(header_cost[s] for s in {c.section for c in candidates})
         by_key = {str(i): c for i, c in enumerate(candidates)}
         ordered = [
-            ranking.Ranked(id=k, score=-float(i), relevance=0.0, recency=0.0, importance=0.0, ranks={}, scores={})
+            ranking.Ranked(
+                id=k, score=-float(i), relevance=0.0, recency=0.0, importance=0.0, ranks={}, scores={}
+            )
             for i, k in enumerate(by_key)
         ]
         packed = ranking.pack_to_budget(ordered, lambda k: by_key[k].item.tokens, max(budget, 0))

@@ -294,7 +294,18 @@ class MemoryService:
             )
         return found[0]
 
-    async def _index_note(self, note: Note) -> None:
+    async def _index_note(
+        self, note: Note, *, keep: Memory | None = None, dense: list[float] | None = None, **fields: object
+    ) -> Memory:
+        """Write the note's searchable copy; ``keep``: its old copy, whose pin, privacy, expiry stay."""
+        if keep is not None:
+            fields = {
+                "pinned": keep.pinned,
+                "private": keep.private,
+                "expires_at": keep.expires_at,
+                "last_accessed_at": keep.last_accessed_at,
+                **fields,
+            }
         memory = Memory(
             id=note.id,
             kind=MemoryKind.NOTE,
@@ -310,8 +321,33 @@ class MemoryService:
             valid_to=note.valid_to,
             source="create_note",
             tokens=self._embedder.count_tokens(note.content),
+        ).model_copy(update=fields)
+        await self._vectors.upsert(await self._records([memory], None if dense is None else [dense]))
+        return memory
+
+    @staticmethod
+    def _note_result(note: Note, memory: Memory, **fields: object) -> NoteResult:
+        return NoteResult.model_validate(
+            {
+                **note.model_dump(),
+                "pinned": memory.pinned,
+                "private": memory.private,
+                "expires_at": memory.expires_at,
+                **fields,
+            }
         )
-        await self._vectors.upsert(await self._records([memory]))
+
+    async def _near_duplicate(self, scope: Scope, dense: list[float]) -> tuple[Note, Memory, float] | None:
+        """The live note of ``scope`` closest to ``dense``, when at least NEAR_DUPLICATE_SIMILARITY."""
+        flt = MemoryFilter(scope=scope, kinds=[MemoryKind.NOTE])
+        for hit in await self._vectors.search_dense(dense, flt, 5):
+            if hit.score < NEAR_DUPLICATE_SIMILARITY:
+                return None
+            if hit.memory.valid_to is None:
+                notes = await self._graph.get_notes(scope, [hit.memory.id])
+                if notes:
+                    return notes[0], hit.memory, hit.score
+        return None
 
     async def create_note(
         self,
@@ -322,13 +358,28 @@ class MemoryService:
         tags: Sequence[str] = (),
         importance: float | None = None,
         thread_id: str | None = None,
-    ) -> Note:
+        force: bool = False,
+        private: bool = False,
+        retention_days: float | None = None,
+        summarizer: Summarizer | None = None,
+    ) -> NoteResult:
+        """A note in the graph and its searchable copy; a live near-duplicate is returned instead."""
         now = utcnow()
+        cleaned = redact(self._text(content, "content"))
+        expires_at = _expiry(now, retention_days)
+        [dense] = await self._embedder.embed_documents([cleaned.text])
+        if not force:
+            found = await self._near_duplicate(scope, dense)
+            if found is not None:
+                existing, memory, similarity = found
+                return self._note_result(
+                    existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=cleaned.count
+                )
         note = Note(
             id=str(uuid.uuid4()),
             project=scope.project,
             user=scope.user,
-            content=self._text(content, "content"),
+            content=cleaned.text,
             type=type,
             tags=self._tags(tags),
             importance=importance,
@@ -338,8 +389,10 @@ class MemoryService:
             valid_from=now,
         )
         await self._graph.upsert_note(note)
-        await self._index_note(note)
-        return note
+        memory = await self._index_note(note, dense=dense, private=private, expires_at=expires_at)
+        evicted = await self.lifecycle.enforce(scope, summarizer)
+        del evicted  # the note itself may be among them only if every other memory is pinned
+        return self._note_result(note, memory, redacted=cleaned.count)
 
     async def update_note(
         self,
@@ -350,11 +403,13 @@ class MemoryService:
         type: NoteType | None = None,
         tags: Sequence[str] | None = None,
         importance: float | None = None,
-    ) -> Note:
+    ) -> NoteResult:
         note = await self._note(scope, note_id)
         changes: dict[str, object] = {"modified": utcnow()}
+        redacted = 0
         if content is not None:
-            changes["content"] = self._text(content, "content")
+            cleaned = redact(self._text(content, "content"))
+            changes["content"], redacted = cleaned.text, cleaned.count
         if type is not None:
             changes["type"] = type
         if tags is not None:
@@ -366,9 +421,10 @@ class MemoryService:
                 "Nothing to update: pass at least one of content, type, tags, importance."
             )
         updated = note.model_copy(update=changes)
+        old = await self._vectors.get(scope, [note.id])
         await self._graph.upsert_note(updated)
-        await self._index_note(updated)
-        return updated
+        memory = await self._index_note(updated, keep=old[0] if old else None)
+        return self._note_result(updated, memory, redacted=redacted)
 
     async def create_link(
         self, scope: Scope, *, from_id: str, to_id: str, relation: Relation, strength: float = 1.0
@@ -450,13 +506,72 @@ class MemoryService:
                 f"Nothing to forget: no memory or note {named} in this project. "
                 "recall_memory returns the ids you can forget."
             )
-        return ForgetResult(deleted_memories=deleted_memories, deleted_notes=deleted_notes, ids=deleted_ids)
+        return ForgetResult(
+            deleted_memories=deleted_memories,
+            deleted_notes=deleted_notes,
+            ids=deleted_ids[:MAX_LISTED_IDS],
+            more_ids=max(0, len(deleted_ids) - MAX_LISTED_IDS),
+        )
 
     # --- recall ----------------------------------------------------------------------------
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
-        return await self._recaller.recall(scope, query, options)
+        result = await self._recaller.recall(scope, query, options)
+        self.lifecycle.record_recall(scope, bool(result.results))
+        await self.lifecycle.touch(scope, [r.id for r in result.results])
+        return result
+
+    async def memory_context(
+        self, scope: Scope, query: str, *, thread_id: str | None, max_tokens: int
+    ) -> MemoryContext:
+        """Core + working + recalled memory as one cited block within ``max_tokens``."""
+        context, used = await self._context.build(scope, query, thread_id, max_tokens)
+        self.lifecycle.record_recall(scope, bool(context.recalled))
+        await self.lifecycle.touch(scope, used)
+        return context
+
+    # --- tasks ---------------------------------------------------------------------------------
+
+    async def record_task(
+        self,
+        scope: Scope,
+        *,
+        description: str,
+        outcome: str,
+        success: bool,
+        thread_id: str | None = None,
+        tags: Sequence[str] = (),
+        private: bool = False,
+        retention_days: float | None = None,
+        summarizer: Summarizer | None = None,
+    ) -> TaskResult:
+        """A task outcome as a ``task`` memory: what was tried, what happened, whether it worked."""
+        description = self._text(description, "description")
+        outcome = self._text(outcome, "outcome")
+        verdict = "succeeded" if success else "failed"
+        cleaned = redact(f"Task: {description}\nOutcome ({verdict}): {outcome}")
+        now = utcnow()
+        memory = Memory(
+            id=str(uuid.uuid4()),
+            kind=MemoryKind.TASK,
+            text=cleaned.text,
+            project=scope.project,
+            user=scope.user,
+            thread_id=self._identifier(thread_id, "thread_id") if thread_id is not None else None,
+            tags=self._tags([*tags, "task", "success" if success else "failure"]),
+            importance=0.6 if success else 0.7,
+            created_at=now,
+            source="record_task",
+            tokens=self._embedder.count_tokens(cleaned.text),
+            private=private,
+            expires_at=_expiry(now, retention_days),
+        )
+        await self._vectors.upsert(await self._records([memory]))
+        evicted = await self.lifecycle.enforce(scope, summarizer)
+        return TaskResult(
+            id=memory.id, text=memory.text, success=success, redacted=cleaned.count, evicted=evicted
+        )
 
     # --- maintenance ------------------------------------------------------------------------
 

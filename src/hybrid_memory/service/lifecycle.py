@@ -129,6 +129,18 @@ class Lifecycle:
             if m.id not in gone
         ]
         plan = eviction.plan_eviction(items, limits) if s.limited else eviction.Plan([], False)
+        if plan.summarize:
+            # One rolling summary per scope: earlier eviction summaries merge into the new one.
+            chosen = {e.id for e in plan.evictions}
+            merged = [
+                eviction.Eviction(m.id, "merged")
+                for m in memories.values()
+                if m.kind is MemoryKind.SUMMARY
+                and (m.source or "").startswith("eviction:")
+                and not m.pinned
+                and m.id not in chosen | gone
+            ]
+            plan = eviction.Plan(plan.evictions + merged, summarize=True)
         return _Planned(plan=plan, expired=expired, memories=memories)
 
     # --- enforcing --------------------------------------------------------------------------
@@ -150,7 +162,9 @@ class Lifecycle:
             self._counters[scope].deleted_expired += len(removed)
             evicted, summary_id = await self._evict(scope, planned, summarizer)
         ids = [m.id for m in planned.expired] + [e.id for e in planned.plan.evictions]
-        return CleanupResult(deleted=len(removed), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED])
+        return CleanupResult(
+            deleted=len(removed), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]
+        )
 
     async def preview(self, scope: Scope, limit: int, cursor: str | None) -> ForgetPreview:
         """What :meth:`cleanup` would remove now, a page at a time; changes nothing."""
@@ -163,7 +177,12 @@ class Lifecycle:
         return ForgetPreview(
             items=[
                 PreviewItem(
-                    id=m.id, kind=m.kind, reason=r, text=m.text[:200], tokens=m.tokens, created_at=m.created_at
+                    id=m.id,
+                    kind=m.kind,
+                    reason=r,
+                    text=m.text[:200],
+                    tokens=m.tokens,
+                    created_at=m.created_at,
                 )
                 for m, r in page
             ],
@@ -198,7 +217,9 @@ class Lifecycle:
         logger.info("evicted %d memories of project %s", len(victims), scope.project)
         return len(victims), summary_id
 
-    async def _summary(self, scope: Scope, victims: Sequence[Memory], summarizer: Summarizer | None) -> Memory:
+    async def _summary(
+        self, scope: Scope, victims: Sequence[Memory], summarizer: Summarizer | None
+    ) -> Memory:
         victims = sorted(victims, key=lambda m: m.created_at)
         budget = eviction.summary_budget(self._settings.max_tokens)
         lines = [f"{m.role}: {m.text}" if m.role else m.text for m in victims]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import anyio
 
@@ -42,6 +42,8 @@ class RecallOptions:
     since: datetime | None = None
     until: datetime | None = None
     include_invalid: bool = False
+    as_of: datetime | None = None
+    """Answer as memory stood then: created at or before it, and valid then unless include_invalid."""
 
 
 class Recaller:
@@ -75,7 +77,7 @@ class Recaller:
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
         query = self._text(query, "query")
-        now = utcnow()
+        now = options.as_of or utcnow()
         n = max(self._settings.ranking.candidates, options.limit * 4)
         flt = MemoryFilter(
             scope=scope,
@@ -84,7 +86,7 @@ class Recaller:
             note_types=list(options.note_types) if options.note_types else None,
             tags=list(options.tags) if options.tags else None,
             created_after=options.since,
-            created_before=options.until,
+            created_before=_before(options.until, options.as_of),
         )
         want_notes = not options.kinds or MemoryKind.NOTE in options.kinds
         note_flt = NoteFilter(
@@ -216,9 +218,22 @@ class Recaller:
 
     @staticmethod
     def _admissible(memory: Memory, now: datetime, options: RecallOptions) -> bool:
+        if options.as_of is not None and (
+            memory.created_at > options.as_of
+            or (not options.include_invalid and memory.valid_from is not None and memory.valid_from > now)
+        ):
+            return False
         if options.include_invalid:
             return True
         return memory.valid_to is None or memory.valid_to > now
+
+
+def _before(until: datetime | None, as_of: datetime | None) -> datetime | None:
+    """The exclusive upper bound on created_at: ``until``, or just after ``as_of`` if earlier."""
+    if as_of is None:
+        return until
+    after = as_of + timedelta(microseconds=1)
+    return after if until is None else min(until, after)
 
 
 def _is_note(item_id: str, memories: dict[str, Memory], notes: dict[str, Note]) -> bool:

@@ -6,9 +6,9 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from hybrid_memory.tools import forget, notes, recall, threads
+from hybrid_memory.tools import forget, lifecycle, notes, recall, threads
 
 
 def register_tools(server: MCPServer[Any]) -> None:
-    for module in (recall, threads, notes, forget):
+    for module in (recall, threads, notes, forget, lifecycle):
         module.register(server)

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from hybrid_memory.models import ForgetResult
-from hybrid_memory.tools._common import DESTRUCTIVE, app, tool_errors
+from hybrid_memory.tools._common import DESTRUCTIVE, SessionScope, app, tool_errors
 
 
 def register(server: MCPServer[Any]) -> None:
@@ -16,6 +16,7 @@ def register(server: MCPServer[Any]) -> None:
     @tool_errors
     async def forget(
         ctx: Context[Any, Any],
+        scope: SessionScope,
         ids: Annotated[
             list[str],
             Field(max_length=500, description="Memory or note ids (from recall_memory / create_note)"),
@@ -27,5 +28,4 @@ def register(server: MCPServer[Any]) -> None:
         Deleting a note also deletes its links. Use it when the user asks to forget
         something or when a memory is wrong; prefer update_note to correct a note.
         """
-        a = app(ctx)
-        return await a.service.forget(a.scope, ids=ids, thread_id=thread_id)
+        return await app(ctx).service.forget(scope, ids=ids, thread_id=thread_id)

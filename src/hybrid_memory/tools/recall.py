@@ -10,7 +10,7 @@ from pydantic import Field
 
 from hybrid_memory.models import MemoryKind, NoteType, RecallResult
 from hybrid_memory.service import RecallOptions
-from hybrid_memory.tools._common import READ_ONLY, app, tool_errors
+from hybrid_memory.tools._common import READ_ONLY, SessionScope, app, as_utc, tool_errors
 
 
 def register(server: MCPServer[Any]) -> None:
@@ -19,6 +19,7 @@ def register(server: MCPServer[Any]) -> None:
     async def recall_memory(
         query: Annotated[str, Field(description="What you want to remember, in plain words")],
         ctx: Context[Any, Any],
+        scope: SessionScope,
         thread_id: Annotated[str | None, Field(description="Only this conversation; default: all")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="How many results")] = 5,
         kinds: Annotated[
@@ -33,23 +34,31 @@ def register(server: MCPServer[Any]) -> None:
         include_invalid: Annotated[
             bool, Field(description="Also return notes that were superseded or contradicted")
         ] = False,
+        as_of: Annotated[
+            datetime | None,
+            Field(
+                description="Answer as memory stood at this time (ISO 8601): what existed and was valid then"
+            ),
+        ] = None,
     ) -> RecallResult:
         """Search long-term memory: past conversation messages and notes, best first.
 
         Combines meaning (vector search), exact words (keyword search) and the knowledge
         graph (notes and the notes linked to them). Each result says which channels found
         it (`channels`, `ranks`). Message results carry `thread_id` and `message_id`;
-        note results carry the note id for create_link / get_linked_notes.
+        note results carry the note id for create_link / get_linked_notes. With `as_of`,
+        only what had been recorded by then and was valid then is returned (a note
+        superseded later comes back; one created later does not).
         """
-        a = app(ctx)
         options = RecallOptions(
             thread_id=thread_id,
             limit=limit,
             kinds=kinds,
             note_types=note_types,
             tags=tags,
-            since=since,
-            until=until,
+            since=None if since is None else as_utc(since),
+            until=None if until is None else as_utc(until),
             include_invalid=include_invalid,
+            as_of=None if as_of is None else as_utc(as_of),
         )
-        return await a.service.recall(a.scope, query, options)
+        return await app(ctx).service.recall(scope, query, options)

@@ -8,7 +8,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from hybrid_memory.models import MessageIn, RememberResult, ThreadList
-from hybrid_memory.tools._common import IDEMPOTENT_WRITE, READ_ONLY, app, tool_errors
+from hybrid_memory.tools._common import (
+    IDEMPOTENT_WRITE,
+    READ_ONLY,
+    SessionScope,
+    app,
+    summarizer,
+    tool_errors,
+)
 
 
 def register(server: MCPServer[Any]) -> None:
@@ -25,23 +32,37 @@ def register(server: MCPServer[Any]) -> None:
             ),
         ],
         ctx: Context[Any, Any],
+        scope: SessionScope,
+        private: Annotated[bool, Field(description="Keep these messages out of exports")] = False,
+        retention_days: Annotated[
+            float | None, Field(gt=0, le=36500, description="Delete them after this many days")
+        ] = None,
     ) -> RememberResult:
         """Remember a conversation so later sessions can recall it.
 
         Keeps user and assistant messages (system prompts, tool calls, tool results and
         thinking are skipped and counted). Long messages are split into overlapping chunks.
         Safe to call again with the same or a longer thread: messages already remembered
-        are not stored twice (give each message an `id` to make this exact).
+        are not stored twice (give each message an `id` to make this exact). Secrets (API keys,
+        tokens, passwords, private keys) are replaced by [REDACTED:...] before anything is
+        stored; `redacted` says how many. When the project has limits, the oldest or least
+        used memories are summarised and evicted; `evicted` says how many.
         """
-        a = app(ctx)
-        return await a.service.remember_thread(a.scope, thread_id, messages)
+        return await app(ctx).service.remember_thread(
+            scope,
+            thread_id,
+            messages,
+            private=private,
+            retention_days=retention_days,
+            summarizer=summarizer(ctx),
+        )
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors
     async def list_threads(
         ctx: Context[Any, Any],
+        scope: SessionScope,
         limit: Annotated[int, Field(ge=1, le=500, description="At most this many threads")] = 50,
     ) -> ThreadList:
         """List remembered conversation threads with how many memories each holds, largest first."""
-        a = app(ctx)
-        return await a.service.list_threads(a.scope, limit)
+        return await app(ctx).service.list_threads(scope, limit)

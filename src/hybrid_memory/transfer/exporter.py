@@ -1,0 +1,208 @@
+"""``hybrid-memory export``: the configured stores' memories, notes and links as one file.
+
+The vector store is opened with the model that filled it (read from the store, not
+from the settings), so a user can export with the old model configured or not, and
+import under a new one. The file appears whole or not at all: it is written beside
+the target and renamed into place at the end.
+
+Private items (``private=True``) never leave: they are skipped and counted, and so are
+a private note's links and its searchable copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import IO
+
+from pydantic import BaseModel
+
+from hybrid_memory.backends import open_graph_store, open_vector_store
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.backends.identity import stored_embedding
+from hybrid_memory.embeddings import build_embedder
+from hybrid_memory.models import MemoryFilter, NoteFilter, Scope, utcnow
+from hybrid_memory.settings import Settings
+from hybrid_memory.transfer.format import EmbeddingInfo, Header, header_line, item_line
+from hybrid_memory.transfer.progress import Progress
+
+PAGE = 256
+
+
+class ExportResult(BaseModel):
+    """What an export wrote. ``counts`` keyed ``memory``, ``note``, ``link``."""
+
+    file: str
+    scopes: list[Scope]
+    counts: dict[str, int]
+    skipped_private: int
+    embedding: EmbeddingInfo | None
+    with_embeddings: bool
+
+
+async def export_file(
+    settings: Settings,
+    path: Path,
+    *,
+    projects: Sequence[str] = (),
+    all_projects: bool = False,
+    with_embeddings: bool = False,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Export the configured project (or ``projects``, or every scope) to ``path``."""
+    progress = progress or Progress.disabled()
+    embedding = await _source_embedding(settings)
+    partial = path.with_name(f".{path.name}.partial")
+    async with _stores(settings, embedding) as (vectors, graph):
+        if all_projects:
+            found = set(await graph.scopes()) | set(await vectors.scopes() if vectors else [])
+            scopes = sorted(found, key=lambda s: (s.project, s.user))
+        else:
+            names = list(dict.fromkeys(projects)) or [settings.project or "default"]
+            scopes = [Scope(project=name, user=settings.user) for name in names]
+        writer = _Writer(vectors, graph, progress, with_embeddings=with_embeddings)
+        try:
+            with partial.open("w", encoding="utf-8") as body:
+                for scope in scopes:
+                    await writer.scope(scope, body)
+            progress.finish()
+            header = Header(
+                format="mcp-hybrid-memory",
+                version=1,
+                exported_at=utcnow(),
+                embedding=embedding,
+                scopes=scopes,
+                counts={**writer.counts, "private_skipped": writer.skipped},
+            )
+            _assemble(path, header, partial)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                partial.unlink()
+    return ExportResult(
+        file=str(path),
+        scopes=scopes,
+        counts=writer.counts,
+        skipped_private=writer.skipped,
+        embedding=embedding,
+        with_embeddings=with_embeddings and embedding is not None,
+    )
+
+
+async def _source_embedding(settings: Settings) -> EmbeddingInfo | None:
+    """The model and dimension the vector store was filled with; None when there is no store."""
+    stored = await stored_embedding(settings)
+    if stored is None:
+        return None
+    if stored.model is not None and stored.dimension:
+        return EmbeddingInfo(model=stored.model, dimension=stored.dimension)
+    # Nothing recorded (a store older than the record): the configured model is the only
+    # guess, and opening the store checks it against the stored vectors' size.
+    configured = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
+    try:
+        return EmbeddingInfo(model=configured.model_name, dimension=stored.dimension or configured.dimension)
+    finally:
+        await configured.close()
+
+
+@asynccontextmanager
+async def _stores(
+    settings: Settings, embedding: EmbeddingInfo | None
+) -> AsyncIterator[tuple[VectorStore | None, GraphStore]]:
+    async with open_graph_store(settings) as graph:
+        if embedding is None:
+            yield None, graph
+            return
+        dimension, model = embedding.dimension, embedding.model
+        async with open_vector_store(settings, dimension=dimension, model=model) as vectors:
+            yield vectors, graph
+
+
+def _assemble(path: Path, header: Header, body_path: Path) -> None:
+    """Header, then the body, into a temporary file renamed over ``path``: whole or nothing."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as out, body_path.open(encoding="utf-8") as body:
+            out.write(header_line(header) + "\n")
+            shutil.copyfileobj(body, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+class _Writer:
+    """Writes one scope at a time: notes, then links, then memories (so private notes are known)."""
+
+    def __init__(
+        self, vectors: VectorStore | None, graph: GraphStore, progress: Progress, *, with_embeddings: bool
+    ) -> None:
+        self._vectors = vectors
+        self._graph = graph
+        self._progress = progress
+        self._with_embeddings = with_embeddings
+        self.counts = {"memory": 0, "note": 0, "link": 0}
+        self.skipped = 0
+
+    async def scope(self, scope: Scope, out: IO[str]) -> None:
+        private_notes = await self._notes(scope, out)
+        await self._links(scope, private_notes, out)
+        if self._vectors is not None:
+            await self._memories(self._vectors, scope, private_notes, out)
+
+    async def _notes(self, scope: Scope, out: IO[str]) -> set[str]:
+        flt = NoteFilter(scope=scope)
+        self._progress.start(f"{scope.project}: notes", await self._graph.count_notes(flt))
+        private: set[str] = set()
+        offset = 0
+        while page := await self._graph.list_notes(flt, PAGE, offset):
+            offset += len(page)
+            for note in page:
+                # Note has no private flag yet everywhere; getattr keeps this ready for it.
+                if getattr(note, "private", False):
+                    private.add(note.id)
+                    self.skipped += 1
+                else:
+                    out.write(item_line(note) + "\n")
+                    self.counts["note"] += 1
+            self._progress.advance(len(page))
+        return private
+
+    async def _links(self, scope: Scope, private_notes: set[str], out: IO[str]) -> None:
+        self._progress.start(f"{scope.project}: links", None)
+        offset = 0
+        while page := await self._graph.list_links(scope, PAGE, offset):
+            offset += len(page)
+            for link in page:
+                if link.from_id in private_notes or link.to_id in private_notes:
+                    self.skipped += 1
+                else:
+                    out.write(item_line(link) + "\n")
+                    self.counts["link"] += 1
+            self._progress.advance(len(page))
+
+    async def _memories(
+        self, vectors: VectorStore, scope: Scope, private_notes: set[str], out: IO[str]
+    ) -> None:
+        flt = MemoryFilter(scope=scope)
+        self._progress.start(f"{scope.project}: memories", await vectors.count(flt))
+        offset: str | None = None
+        while True:
+            page, offset = await vectors.scroll(flt, PAGE, offset)
+            # Filtered here, not by the store: a memory stored before the private flag
+            # existed has no flag in its payload, and a store filter would drop it.
+            kept = [m for m in page if not m.private and m.id not in private_notes]
+            self.skipped += len(page) - len(kept)
+            dense = await vectors.dense_vectors(scope, [m.id for m in kept]) if self._with_embeddings else {}
+            for memory in kept:
+                out.write(item_line(memory, dense.get(memory.id)) + "\n")
+            self.counts["memory"] += len(kept)
+            self._progress.advance(len(page))
+            if offset is None:
+                return
