@@ -145,14 +145,16 @@ async def test_round_trip_into_another_data_dir_keeps_every_item(
     exported = await export_file(source, file, projects=["test", "side"])
     imported = await import_file(target, file, embedder=embedder)
 
-    assert exported.counts == {"memory": 8, "note": 4, "link": 3}
+    assert exported.counts == {"memory": 7, "note": 4, "link": 3}
     assert exported.skipped_private == 1
     assert imported.written == exported.counts
-    assert imported.embedded == 8  # no embeddings in the file: all made again
+    assert imported.embedded == 7  # no embeddings in the file: all made again
     assert await snapshot(target, embedder) == public(await snapshot(source, embedder))
 
 
-async def test_import_with_embeddings_reuses_them(source: Settings, tmp_path: Path, embedder: Embedder) -> None:
+async def test_import_with_embeddings_reuses_them(
+    source: Settings, tmp_path: Path, embedder: Embedder
+) -> None:
     target = make_settings(tmp_path / "target")
     file = tmp_path / "export.jsonl"
     await export_file(source, file, all_projects=True, with_embeddings=True)
@@ -173,7 +175,9 @@ async def test_import_with_embeddings_reuses_them(source: Settings, tmp_path: Pa
         assert all(v == pytest.approx(planted) for v in (await vectors.dense_vectors(SCOPE, ids)).values())
 
 
-async def test_import_from_another_model_re_embeds(source: Settings, tmp_path: Path, embedder: Embedder) -> None:
+async def test_import_from_another_model_re_embeds(
+    source: Settings, tmp_path: Path, embedder: Embedder
+) -> None:
     target = make_settings(tmp_path / "target")
     file = tmp_path / "export.jsonl"
     await export_file(source, file, projects=["test"], with_embeddings=True)
@@ -188,7 +192,7 @@ async def test_import_from_another_model_re_embeds(source: Settings, tmp_path: P
 
     result = await import_file(target, file, embedder=embedder)
 
-    assert result.embedded == result.in_file["memory"] == 6
+    assert result.embedded == result.in_file["memory"] == 5
     async with stores(target, embedder) as (vectors, _):
         ids = [m.id for m in await memories_of(vectors, SCOPE)]
         assert {len(v) for v in (await vectors.dense_vectors(SCOPE, ids)).values()} == {embedder.dimension}
@@ -230,7 +234,7 @@ LINK = {"item": "link", "from_id": "n1", "to_id": "n2", "relation": "supports", 
         ),
         pytest.param(
             [HEADER, NOTE, {"item": "thing"}],
-            ["line 3: unknown item 'thing'; \"item\" is \"memory\", \"note\" or \"link\" on every line"],
+            ['line 3: unknown item \'thing\'; "item" is "memory", "note" or "link" on every line'],
             id="unknown-item",
         ),
         pytest.param(
@@ -251,8 +255,10 @@ LINK = {"item": "link", "from_id": "n1", "to_id": "n2", "relation": "supports", 
         ),
         pytest.param(
             [{**HEADER, "version": 2}, NOTE],
-            ["line 1: format version 2 is not supported; this hybrid-memory reads version 1. "
-             "Upgrade mcp-hybrid-memory."],
+            [
+                "line 1: format version 2 is not supported; this hybrid-memory reads version 1. "
+                "Upgrade mcp-hybrid-memory."
+            ],
             id="future-version",
         ),
         pytest.param(
@@ -278,7 +284,8 @@ async def test_a_bad_file_is_rejected_whole_and_nothing_is_written(
     assert caught.value.problems == problems
     assert str(caught.value).startswith(f"{file} was not imported (nothing was written):")
     async with stores(target, embedder) as (vectors, graph):
-        assert await graph.scopes() == [] and await vectors.scopes() == []
+        assert await graph.scopes() == []
+        assert await vectors.scopes() == []
 
 
 MCP_MEMORY = [
@@ -310,7 +317,9 @@ async def test_mcp_memory_jsonl_becomes_notes_and_links_idempotently(
             ("John_Smith (person)", "concept", ("person", "rel:works_at")),
             ("Speaks Spanish", "fact", ()),
         ]
-        assert sorted((by_id[k.from_id].content, k.relation.value, by_id[k.to_id].content) for k in links) == [
+        assert sorted(
+            (by_id[k.from_id].content, k.relation.value, by_id[k.to_id].content) for k in links
+        ) == [
             ("John_Smith (person)", "part_of", "Acme"),
             ("John_Smith (person)", "relates_to", "Anthropic (organization)"),
             ("Speaks Spanish", "part_of", "John_Smith (person)"),
@@ -332,7 +341,7 @@ async def test_round_trip_from_sqlite_into_neo4j_over_bolt(
         dialect=bolt_server.dialect,
         timeout_s=30,
     )
-    target = make_settings(tmp_path / "target", graph_backend="neo4j", neo4j=neo4j)
+    target = make_settings(tmp_path / "target").model_copy(update={"graph_backend": "neo4j", "neo4j": neo4j})
     file = tmp_path / "export.jsonl"
     await export_file(source, file, all_projects=True)
 
@@ -357,18 +366,28 @@ def test_cli_exports_and_imports(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "hybrid_memory", *args],
-            env=env, cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
 
     imported = run("import", str(file), "--data-dir", str(tmp_path / "a"))
-    exported = run("export", str(tmp_path / "out.jsonl"), "--data-dir", str(tmp_path / "a"), "--with-embeddings")
+    exported = run(
+        "export", str(tmp_path / "out.jsonl"), "--data-dir", str(tmp_path / "a"), "--with-embeddings"
+    )
     dry = run("import", str(tmp_path / "out.jsonl"), "--data-dir", str(tmp_path / "b"), "--dry-run")
     copied = run("import", str(tmp_path / "out.jsonl"), "--data-dir", str(tmp_path / "b"), "--quiet")
     bad = run("import", str(tmp_path / "nope.jsonl"), "--data-dir", str(tmp_path / "c"))
 
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.startswith(f"imported {file} (mcp-memory): 0 memories, 4 notes, 3 links; written")
-    assert exported.stdout == f"exported 4 memories, 4 notes, 3 links from 1 scope(s) to {tmp_path / 'out.jsonl'}\n"
+    assert (
+        exported.stdout
+        == f"exported 4 memories, 4 notes, 3 links from 1 scope(s) to {tmp_path / 'out.jsonl'}\n"
+    )
     assert dry.stdout.endswith("4 memories, 4 notes, 3 links; nothing written (--dry-run)\n")
     assert "0 memories embedded" in copied.stdout, copied.stderr
     assert "\r" not in copied.stderr  # no progress bar without a terminal

@@ -1,0 +1,269 @@
+"""Notes and links: the knowledge graph, and the searchable copy of each note.
+
+The graph store owns notes and links; the vector store keeps a copy of each note
+under the note's id. A note is written to the graph first, then indexed; if the
+second write fails the note still exists, and :meth:`Notes.repair` (run at
+start-up) re-indexes it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.errors import InvalidInputError, NotFoundError
+from hybrid_memory.models import (
+    Direction,
+    Link,
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryRecord,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteResult,
+    NoteType,
+    Relation,
+    Scope,
+    utcnow,
+)
+from hybrid_memory.redaction import redact
+from hybrid_memory.service import _validate
+from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+
+Records = Callable[[Sequence[Memory], list[list[float]] | None], Awaitable[list[MemoryRecord]]]
+"""Embed memories into vector-store records; the dense vectors when already known."""
+
+# Links of these kinds say the target is no longer true: the older note's validity ends.
+CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
+NEAR_DUPLICATE_SIMILARITY = 0.95
+"""create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
+
+
+class Notes:
+    """The note and link use cases; MemoryService exposes them under its own names."""
+
+    def __init__(
+        self,
+        *,
+        vectors: VectorStore,
+        graph: GraphStore,
+        embedder: Embedder,
+        records: Records,
+        lifecycle: Lifecycle,
+        validate_text: Callable[[str, str], str],
+    ) -> None:
+        self._vectors = vectors
+        self._graph = graph
+        self._embedder = embedder
+        self._records = records
+        self._lifecycle = lifecycle
+        self._text = validate_text
+
+    async def get(self, scope: Scope, note_id: str) -> Note:
+        found = await self._graph.get_notes(scope, [note_id])
+        if not found:
+            raise NotFoundError(
+                f"No note '{note_id}' in this project. create_note returns note ids; "
+                "recall_memory(kinds=['note']) finds existing ones."
+            )
+        return found[0]
+
+    def _memory(self, note: Note, *, keep: Memory | None = None, **fields: object) -> Memory:
+        """The note's searchable copy; ``keep``: its old copy, whose pin, privacy, expiry stay."""
+        if keep is not None:
+            fields = {
+                "pinned": keep.pinned,
+                "private": keep.private,
+                "expires_at": keep.expires_at,
+                "last_accessed_at": keep.last_accessed_at,
+                **fields,
+            }
+        return Memory(
+            id=note.id,
+            kind=MemoryKind.NOTE,
+            text=note.content,
+            project=note.project,
+            user=note.user,
+            thread_id=note.thread_id,
+            note_type=note.type,
+            tags=note.tags,
+            importance=note.importance,
+            created_at=note.created,
+            valid_from=note.valid_from,
+            valid_to=note.valid_to,
+            source="create_note",
+            tokens=self._embedder.count_tokens(note.content),
+        ).model_copy(update=fields)
+
+    async def _index(
+        self, note: Note, *, keep: Memory | None = None, dense: list[float] | None = None, **fields: object
+    ) -> Memory:
+        """Write the note's searchable copy (see :meth:`_memory`)."""
+        memory = self._memory(note, keep=keep, **fields)
+        await self._vectors.upsert(await self._records([memory], None if dense is None else [dense]))
+        return memory
+
+    @staticmethod
+    def _result(note: Note, memory: Memory, **fields: object) -> NoteResult:
+        return NoteResult.model_validate(
+            {
+                **note.model_dump(),
+                "pinned": memory.pinned,
+                "private": memory.private,
+                "expires_at": memory.expires_at,
+                **fields,
+            }
+        )
+
+    async def _near_duplicate(self, scope: Scope, dense: list[float]) -> tuple[Note, Memory, float] | None:
+        """The live note of ``scope`` closest to ``dense``, when at least NEAR_DUPLICATE_SIMILARITY."""
+        flt = MemoryFilter(scope=scope, kinds=[MemoryKind.NOTE])
+        for hit in await self._vectors.search_dense(dense, flt, 5):
+            if hit.score < NEAR_DUPLICATE_SIMILARITY:
+                return None
+            if hit.memory.valid_to is None:
+                notes = await self._graph.get_notes(scope, [hit.memory.id])
+                if notes:
+                    return notes[0], hit.memory, hit.score
+        return None
+
+    async def create(
+        self,
+        scope: Scope,
+        *,
+        content: str,
+        type: NoteType,
+        tags: Sequence[str] = (),
+        importance: float | None = None,
+        thread_id: str | None = None,
+        force: bool = False,
+        private: bool = False,
+        retention_days: float | None = None,
+        summarizer: Summarizer | None = None,
+    ) -> NoteResult:
+        """A note in the graph and its searchable copy; a live near-duplicate is returned instead."""
+        now = utcnow()
+        cleaned = redact(self._text(content, "content"))
+        expires_at = _validate.expiry(now, retention_days)
+        [dense] = await self._embedder.embed_documents([cleaned.text])
+        if not force:
+            found = await self._near_duplicate(scope, dense)
+            if found is not None:
+                existing, memory, similarity = found
+                return self._result(
+                    existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=cleaned.count
+                )
+        note = Note(
+            id=str(uuid.uuid4()),
+            project=scope.project,
+            user=scope.user,
+            content=cleaned.text,
+            type=type,
+            tags=_validate.tags(tags),
+            importance=importance,
+            thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
+            created=now,
+            modified=now,
+            valid_from=now,
+        )
+        await self._graph.upsert_note(note)
+        memory = await self._index(note, dense=dense, private=private, expires_at=expires_at)
+        evicted = await self._lifecycle.enforce(scope, summarizer)
+        del evicted  # the note itself may be among them only if every other memory is pinned
+        return self._result(note, memory, redacted=cleaned.count)
+
+    async def update(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        content: str | None = None,
+        type: NoteType | None = None,
+        tags: Sequence[str] | None = None,
+        importance: float | None = None,
+    ) -> NoteResult:
+        note = await self.get(scope, note_id)
+        changes: dict[str, object] = {"modified": utcnow()}
+        redacted = 0
+        if content is not None:
+            cleaned = redact(self._text(content, "content"))
+            changes["content"], redacted = cleaned.text, cleaned.count
+        if type is not None:
+            changes["type"] = type
+        if tags is not None:
+            changes["tags"] = _validate.tags(tags)
+        if importance is not None:
+            changes["importance"] = importance
+        if len(changes) == 1:
+            raise InvalidInputError(
+                "Nothing to update: pass at least one of content, type, tags, importance."
+            )
+        updated = note.model_copy(update=changes)
+        old = await self._vectors.get(scope, [note.id])
+        await self._graph.upsert_note(updated)
+        memory = await self._index(updated, keep=old[0] if old else None)
+        return self._result(updated, memory, redacted=redacted)
+
+    async def link(
+        self, scope: Scope, *, from_id: str, to_id: str, relation: Relation, strength: float = 1.0
+    ) -> Link:
+        if from_id == to_id:
+            raise InvalidInputError("from_id and to_id are the same note; a link joins two different notes.")
+        source = await self.get(scope, from_id)
+        target = await self.get(scope, to_id)
+        now = utcnow()
+        link = await self._graph.upsert_link(
+            Link(
+                from_id=from_id,
+                to_id=to_id,
+                relation=relation,
+                strength=strength,
+                project=scope.project,
+                user=scope.user,
+                created=now,
+                valid_from=now,
+            )
+        )
+        if relation in CLOSING_RELATIONS:
+            # "A supersedes B": B ends. "A contradicts B": the older of the two ends.
+            older = target if relation is Relation.SUPERSEDES or target.created <= source.created else source
+            if older.valid_to is None:
+                closed = older.model_copy(update={"valid_to": now, "modified": now})
+                await self._graph.upsert_note(closed)
+                await self._vectors.set_payload(scope, closed.id, {"valid_to": now})
+        return link
+
+    async def linked(
+        self,
+        scope: Scope,
+        note_id: str,
+        *,
+        depth: int,
+        relations: Sequence[Relation] | None,
+        direction: Direction,
+        limit: int,
+    ) -> Neighbourhood:
+        start = await self.get(scope, note_id)
+        found = await self._graph.neighbourhood(
+            scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
+        )
+        return Neighbourhood(notes=[start, *found.notes], links=found.links)
+
+    async def repair(self, scope: Scope) -> int:
+        """Re-index notes whose vector copy is missing (a write cut short); returns how many."""
+        repaired = 0
+        offset = 0
+        while True:
+            page = await self._graph.list_notes(NoteFilter(scope=scope), 256, offset)
+            if not page:
+                return repaired
+            present = {m.id for m in await self._vectors.get(scope, [nt.id for nt in page])}
+            for note in page:
+                if note.id not in present:
+                    await self._index(note)
+                    repaired += 1
+            offset += len(page)

@@ -1,0 +1,211 @@
+"""Conversation threads: their messages as chunked, redacted, idempotent memories.
+
+A message's memories have deterministic ids (:func:`memory_id`), so remembering a
+thread again writes only what is new or changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from hybrid_memory.backends.base import VectorStore
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.embeddings.chunking import chunk_text
+from hybrid_memory.errors import InvalidInputError
+from hybrid_memory.models import (
+    Memory,
+    MemoryKind,
+    MemoryRecord,
+    MessageIn,
+    RememberResult,
+    Scope,
+    ThreadInfo,
+    ThreadList,
+    utcnow,
+)
+from hybrid_memory.redaction import redact
+from hybrid_memory.service import _validate
+from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.settings import Settings
+
+REMEMBERED_ROLES = frozenset({"user", "assistant"})
+_ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
+
+Records = Callable[[Sequence[Memory]], Awaitable[list[MemoryRecord]]]
+
+
+def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
+    """Deterministic id of a message chunk: remembering a thread twice writes the same ids."""
+    key = "\x1f".join((scope.project, scope.user, thread_id, message_id, str(chunk_index)))
+    return str(uuid.uuid5(_ID_NAMESPACE, key))
+
+
+def _message_text(message: MessageIn) -> tuple[str, int]:
+    """The remembered text of a message and how many of its blocks were left out."""
+    if isinstance(message.content, str):
+        return message.content.strip(), 0
+    texts = [b.text for b in message.content if b.type == "text" and b.text]
+    return "\n".join(texts).strip(), len(message.content) - len(texts)
+
+
+@dataclass
+class ThreadWrite:
+    """What remembering a thread would store; computed without writing anything."""
+
+    thread_id: str
+    to_write: list[Memory] = field(default_factory=list)
+    """New or changed memories, carrying over the pin and last access of the stored ones."""
+    per_message: list[list[str]] = field(default_factory=list)
+    """The memory ids of each remembered message, in order."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    redacted: int = 0
+
+
+class Threads:
+    """The thread use cases; MemoryService exposes them under its own names."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        vectors: VectorStore,
+        embedder: Embedder,
+        records: Records,
+        lifecycle: Lifecycle,
+        validate_text: Callable[[str, str], str],
+    ) -> None:
+        self._settings = settings
+        self._vectors = vectors
+        self._embedder = embedder
+        self._records = records
+        self._lifecycle = lifecycle
+        self._text = validate_text
+
+    def _chunks(self, text: str) -> list[str]:
+        return chunk_text(
+            text,
+            token_spans=self._embedder.token_spans,
+            max_tokens=self._settings.chunk_tokens,
+            overlap_tokens=self._settings.chunk_overlap_tokens,
+        )
+
+    async def plan(
+        self,
+        scope: Scope,
+        thread_id: str,
+        messages: Sequence[MessageIn],
+        *,
+        private: bool = False,
+        retention_days: float | None = None,
+    ) -> ThreadWrite:
+        """What :meth:`remember` would write; reads the store, writes nothing."""
+        write = ThreadWrite(thread_id=_validate.identifier(thread_id, "thread_id"))
+        if not messages:
+            raise InvalidInputError(
+                "messages is empty. Pass the thread's messages as [{role, content}, ...]."
+            )
+        if len(messages) > self._settings.max_messages:
+            raise InvalidInputError(
+                f"{len(messages)} messages in one call; the limit is {self._settings.max_messages}. "
+                "Send the thread in several calls with the same thread_id."
+            )
+        now = utcnow()
+        skipped = write.skipped
+        planned: list[Memory] = []
+        seen_ids: dict[str, int] = {}
+        for index, message in enumerate(messages):
+            role = message.role.strip().lower()
+            if role not in REMEMBERED_ROLES:
+                skipped[f"role:{role or 'missing'}"] = skipped.get(f"role:{role or 'missing'}", 0) + 1
+                continue
+            text, left_out = _message_text(message)
+            if left_out:
+                skipped["non-text blocks"] = skipped.get("non-text blocks", 0) + left_out
+            if not text:
+                skipped["empty"] = skipped.get("empty", 0) + 1
+                continue
+            text = self._text(text, f"messages[{index}].content")
+            cleaned = redact(text)
+            text, write.redacted = cleaned.text, write.redacted + cleaned.count
+            message_id = message.id.strip() if message.id and message.id.strip() else None
+            if message_id is None:
+                digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
+                message_id = f"h-{digest}"
+            # The same id twice in one call (a repeated "ok"): keep both, distinctly.
+            occurrence = seen_ids.get(message_id, 0)
+            seen_ids[message_id] = occurrence + 1
+            if occurrence:
+                message_id = f"{message_id}#{occurrence}"
+            chunks = self._chunks(text)
+            # A microsecond apart, so the thread's order survives messages sent without a time.
+            created = message.created_at or now + timedelta(microseconds=index)
+            ids = []
+            for chunk_index, chunk in enumerate(chunks):
+                mid = memory_id(scope, write.thread_id, message_id, chunk_index)
+                ids.append(mid)
+                planned.append(
+                    Memory(
+                        id=mid,
+                        kind=MemoryKind.MESSAGE,
+                        text=chunk,
+                        project=scope.project,
+                        user=scope.user,
+                        thread_id=write.thread_id,
+                        message_id=message_id,
+                        role=role,
+                        chunk_index=chunk_index,
+                        chunk_count=len(chunks),
+                        created_at=created,
+                        source="remember_thread",
+                        tokens=self._embedder.count_tokens(chunk),
+                        private=private,
+                        expires_at=_validate.expiry(created, retention_days),
+                    )
+                )
+            write.per_message.append(ids)
+
+        existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in planned])}
+        kept = ("pinned", "last_accessed_at")
+        write.to_write = [
+            m.model_copy(update={k: getattr(existing[m.id], k) for k in kept}) if m.id in existing else m
+            for m in planned
+            if m.id not in existing or (existing[m.id].text, existing[m.id].private) != (m.text, m.private)
+        ]
+        return write
+
+    async def remember(
+        self,
+        scope: Scope,
+        thread_id: str,
+        messages: Sequence[MessageIn],
+        *,
+        private: bool = False,
+        retention_days: float | None = None,
+        summarizer: Summarizer | None = None,
+    ) -> RememberResult:
+        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
+        write = await self.plan(scope, thread_id, messages, private=private, retention_days=retention_days)
+        if write.to_write:
+            await self._vectors.upsert(await self._records(write.to_write))
+        evicted = await self._lifecycle.enforce(scope, summarizer) if write.to_write else 0
+        changed = {m.id for m in write.to_write}
+        stored = sum(1 for ids in write.per_message if any(i in changed for i in ids))
+        return RememberResult(
+            thread_id=write.thread_id,
+            stored=stored,
+            unchanged=len(write.per_message) - stored,
+            skipped=sum(write.skipped.values()),
+            chunks=len(write.to_write),
+            memory_ids=[i for ids in write.per_message for i in ids],
+            skipped_reasons=write.skipped,
+            redacted=write.redacted,
+            evicted=evicted,
+        )
+
+    async def list(self, scope: Scope, limit: int) -> ThreadList:
+        counts = await self._vectors.thread_counts(scope, limit)
+        return ThreadList(threads=[ThreadInfo(thread_id=t, memories=n) for t, n in counts.items()])
