@@ -99,6 +99,10 @@ class Memory(BaseModel):
     """For a summary: the ids of the memories it replaced."""
     replaced_count: int = 0
     """For a summary: how many memories it replaced, its own predecessors' included."""
+    prev_id: str | None = None
+    """The memory just before this one in its thread (as remembered in one call), for recall's adjacency."""
+    next_id: str | None = None
+    """The memory just after this one in its thread (as remembered in one call)."""
 
     @field_validator("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
     @classmethod
@@ -119,6 +123,8 @@ class MemoryRecord(BaseModel):
     memory: Memory
     dense: list[float]
     sparse: SparseVector
+    sparse_context: SparseVector | None = None
+    """BM25 of the text with the message before it; None: the same as ``sparse``."""
 
 
 class MemoryFilter(BaseModel):

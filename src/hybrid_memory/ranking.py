@@ -92,6 +92,73 @@ def rrf(
     return fused
 
 
+def score_fusion(
+    channels: Mapping[str, Sequence[ChannelHit]], weights: Mapping[str, float], *, default_weight: float = 0.0
+) -> list[Fused]:
+    """Weighted sum of min-max normalised channel scores, rescaled so the best possible is 1.0.
+
+    Unlike RRF, a channel's confidence survives fusion: a keyword hit far ahead of the
+    rest stays far ahead. Within a channel the best hit scores 1 and the last one 0
+    (a channel with one hit, or all hits equal, gives each 1). A channel weighs
+    ``weights[name]``, else ``default_weight``. The divisor is the sum of the weights of
+    the channels that returned anything, so the score means the same whether or not
+    the graph had notes to offer.
+    """
+    totals: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    scores: dict[str, dict[str, float]] = {}
+    ceiling = 0.0
+    for name, hits in channels.items():
+        w = weights.get(name, default_weight)
+        if not hits or w <= 0:
+            continue
+        ceiling += w
+        top, bottom = max(h.score for h in hits), min(h.score for h in hits)
+        spread = top - bottom
+        for hit in hits:
+            norm = (hit.score - bottom) / spread if spread > 0 else 1.0
+            totals[hit.id] = totals.get(hit.id, 0.0) + w * norm
+            ranks.setdefault(hit.id, {})[name] = hit.rank
+            scores.setdefault(hit.id, {})[name] = hit.score
+    if ceiling == 0.0:
+        return []
+    fused = [Fused(id=i, relevance=t / ceiling, ranks=ranks[i], scores=scores[i]) for i, t in totals.items()]
+    fused.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return fused
+
+
+def expand_adjacent(
+    fused: Sequence[Fused],
+    adjacent: Mapping[str, Sequence[str]],
+    *,
+    top: int,
+    share: float,
+    channel: str = "adjacent",
+) -> list[Fused]:
+    """Let the neighbours of the ``top`` hits inherit ``share`` of their relevance.
+
+    In a conversation the evidence often sits in the turn next to the one that matches
+    the words (the question and its answer). A neighbour keeps its own relevance when
+    that is higher; otherwise it takes ``share`` x its best parent's and records the
+    ``channel`` with the parent's rank. Order: by relevance, as after fusion.
+    """
+    by_id = {f.id: f for f in fused}
+    for rank, parent in enumerate(fused[:top], 1):
+        inherited = share * parent.relevance
+        for neighbour in adjacent.get(parent.id, ()):
+            current = by_id.get(neighbour)
+            if current is not None and current.relevance >= inherited:
+                continue
+            ranks = dict(current.ranks) if current else {}
+            scores = dict(current.scores) if current else {}
+            ranks[channel] = rank
+            scores[channel] = inherited
+            by_id[neighbour] = Fused(id=neighbour, relevance=inherited, ranks=ranks, scores=scores)
+    out = list(by_id.values())
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
+
+
 def recency(created_at: datetime, now: datetime, *, half_life_days: float) -> float:
     """Exponential decay: 1.0 now, 0.5 after one half-life; future dates count as now."""
     age_days = max(0.0, (now - created_at).total_seconds() / 86_400)

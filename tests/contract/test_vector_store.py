@@ -258,6 +258,21 @@ async def test_search_sparse_finds_the_keyword_match_first(store: VectorStore) -
     assert hits[0].score > 0
 
 
+async def test_search_sparse_with_context_uses_the_context_vector(store: VectorStore) -> None:
+    reply = make_memory("Yes, last May.")
+    question = "Did you visit Lisbon? Yes, last May."
+    record = make_record(reply).model_copy(update={"sparse_context": BM25.encode_document(question)})
+    plain = make_memory("Lisbon has trams.")
+    await store.upsert([record, make_record(plain)])
+
+    own = await store.search_sparse(BM25.encode_query("Lisbon visit"), scoped(), 10)
+    with_context = await store.search_sparse(BM25.encode_query("Lisbon visit"), scoped(), 10, context=True)
+
+    assert [h.memory.id for h in own] == [plain.id]
+    # without a context vector of its own, a record's context is its own text
+    assert [h.memory.id for h in with_context] == [reply.id, plain.id]
+
+
 async def test_search_sparse_weighs_a_rare_term_above_a_common_one(store: VectorStore) -> None:
     # Every document has two terms, so only the terms' IDF can tell the first two apart.
     rare = make_memory("zeppelin meeting")

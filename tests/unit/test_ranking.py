@@ -8,10 +8,12 @@ from hybrid_memory.ranking import (
     Ranked,
     Weights,
     dedupe_by,
+    expand_adjacent,
     final_scores,
     pack_to_budget,
     recency,
     rrf,
+    score_fusion,
 )
 
 NOW = datetime(2026, 1, 31, tzinfo=UTC)
@@ -115,3 +117,49 @@ def test_pack_to_budget_skips_what_does_not_fit_and_keeps_going() -> None:
     cost = {"a": 5, "b": 10, "c": 4}
     assert [r.id for r in pack_to_budget(ranked("a", "b", "c"), cost.__getitem__, 10)] == ["a", "c"]
     assert pack_to_budget(ranked("b"), cost.__getitem__, 9) == []
+
+
+def scored(*pairs: tuple[str, float]) -> list[ChannelHit]:
+    return [ChannelHit(i, rank, s) for rank, (i, s) in enumerate(pairs, 1)]
+
+
+def test_score_fusion_keeps_a_confident_channel_ahead() -> None:
+    # keyword is sure of "a"; dense barely prefers "b": the weighted sum keeps "a" first
+    channels = {"keyword": scored(("a", 9.0), ("b", 1.0)), "dense": scored(("b", 0.61), ("a", 0.60))}
+    fused = score_fusion(channels, {"keyword": 0.6, "dense": 0.4})
+    assert [f.id for f in fused] == ["a", "b"]
+    assert fused[0].relevance == pytest.approx(0.6)
+    assert fused[1].relevance == pytest.approx(0.4)
+    assert fused[0].ranks == {"keyword": 1, "dense": 2}
+
+
+def test_score_fusion_divides_by_the_channels_that_answered() -> None:
+    fused = score_fusion({"keyword": scored(("a", 3.0)), "graph": []}, {"keyword": 0.5, "graph": 0.5})
+    assert fused[0].relevance == pytest.approx(1.0)
+
+
+def test_score_fusion_skips_channels_without_weight() -> None:
+    fused = score_fusion({"keyword": scored(("a", 1.0)), "debug": scored(("z", 5.0))}, {"keyword": 1.0})
+    assert [f.id for f in fused] == ["a"]
+    assert score_fusion({"debug": scored(("z", 5.0))}, {"keyword": 1.0}) == []
+
+
+def test_expand_adjacent_lifts_the_neighbours_of_top_hits() -> None:
+    fused = [
+        Fused("q", 1.0, {"keyword": 1}, {}),
+        Fused("x", 0.3, {"dense": 1}, {}),
+        Fused("far", 0.2, {"dense": 2}, {}),
+    ]
+    out = expand_adjacent(fused, {"q": ["answer", "x"], "far": ["ignored"]}, top=1, share=0.6)
+    assert [f.id for f in out] == ["q", "answer", "x", "far"]
+    answer = out[1]
+    assert answer.relevance == pytest.approx(0.6)
+    assert answer.ranks == {"adjacent": 1}
+    # "x" inherits 0.6 > its own 0.3 and keeps its own channel too
+    assert out[2].ranks == {"dense": 1, "adjacent": 1}
+
+
+def test_expand_adjacent_keeps_a_better_own_score() -> None:
+    fused = [Fused("q", 1.0, {"keyword": 1}, {}), Fused("n", 0.9, {"dense": 1}, {})]
+    out = expand_adjacent(fused, {"q": ["n"]}, top=1, share=0.6)
+    assert out == fused

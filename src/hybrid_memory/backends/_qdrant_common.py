@@ -29,6 +29,9 @@ from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, SparseVecto
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
+# BM25 over the text with the message before it: a reply ("yes, last May") is found by
+# the words of the question it answers.
+CONTEXT_SPARSE_VECTOR = "bm25_ctx"
 # Boolean Memory fields filtered on, mirrored as "true"/"false" keywords under ``<name>_kw``:
 # Edge 0.9.0 never matches a bool payload value (MatchValue(True) counts 0, indexed or not).
 FLAG_FIELDS = ("pinned", "private")

@@ -65,8 +65,14 @@ class VectorStore(Protocol):
         """Nearest neighbours by cosine similarity, best first."""
         ...
 
-    async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
-        """Keyword matches by BM25 (IDF applied by the store), best first."""
+    async def search_sparse(
+        self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
+    ) -> list[VectorHit]:
+        """Keyword matches by BM25 (IDF applied by the store), best first.
+
+        ``context=True`` searches the record's ``sparse_context`` vector (its text with the
+        message before it) instead of ``sparse``.
+        """
         ...
 
     async def scroll(

@@ -76,7 +76,10 @@ def edge_filter(flt: MemoryFilter) -> qe.Filter:
 def _edge_config(dimension: int) -> qe.EdgeConfig:
     return qe.EdgeConfig(
         vectors={common.DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
-        sparse_vectors={common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        sparse_vectors={
+            common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
+            common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
+        },
     )
 
 
@@ -279,8 +282,16 @@ class EdgeVectorStore:
             points = []
             for record in records:
                 pid, dense = common.check_record(record, self._dimension)
-                sparse = qe.SparseVector(list(record.sparse.indices), list(map(float, record.sparse.values)))
-                vector: dict[str, Any] = {common.DENSE_VECTOR: dense, common.SPARSE_VECTOR: sparse}
+                context = record.sparse_context or record.sparse
+                vector: dict[str, Any] = {
+                    common.DENSE_VECTOR: dense,
+                    common.SPARSE_VECTOR: qe.SparseVector(
+                        list(record.sparse.indices), list(record.sparse.values)
+                    ),
+                    common.CONTEXT_SPARSE_VECTOR: qe.SparseVector(
+                        list(context.indices), list(context.values)
+                    ),
+                }
                 points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
             shard.update(qe.UpdateOperation.upsert_points(points))
             shard.flush()
@@ -344,14 +355,18 @@ class EdgeVectorStore:
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return common.hits(await self._run(lambda shard: shard.query(request)))
 
-    async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
-        """Keyword matches by BM25 (the shard applies IDF), best first."""
+    async def search_sparse(
+        self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
+    ) -> list[VectorHit]:
+        """Keyword matches by BM25 (the shard applies IDF), best first; ``context``: text with context."""
         common.check_limit(limit)
         common.check_sparse(vector)
         if not vector.indices:  # a query of stop words only: no keyword can match
             return []
         sparse = qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
-        query = qe.Query.Nearest(sparse, using=common.SPARSE_VECTOR)
+        query = qe.Query.Nearest(
+            sparse, using=common.CONTEXT_SPARSE_VECTOR if context else common.SPARSE_VECTOR
+        )
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return common.hits(await self._run(lambda shard: shard.query(request)))
 

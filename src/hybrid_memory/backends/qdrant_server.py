@@ -133,7 +133,8 @@ class QdrantServerVectorStore:
                         )
                     },
                     sparse_vectors_config={
-                        common.SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                        common.SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
+                        common.CONTEXT_SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
                     },
                     metadata=metadata,
                 )
@@ -167,17 +168,20 @@ class QdrantServerVectorStore:
         elsewhere = "set HYBRID_MEMORY_QDRANT_COLLECTION to another collection"
         params = info.config.params
         dense = params.vectors.get(common.DENSE_VECTOR) if isinstance(params.vectors, dict) else None
-        sparse = (params.sparse_vectors or {}).get(common.SPARSE_VECTOR)
+        sparse = [
+            (params.sparse_vectors or {}).get(name)
+            for name in (common.SPARSE_VECTOR, common.CONTEXT_SPARSE_VECTOR)
+        ]
         if (
             dense is None
-            or sparse is None
             or dense.distance != models.Distance.COSINE
-            or sparse.modifier != models.Modifier.IDF
+            or any(s is None or s.modifier != models.Modifier.IDF for s in sparse)
         ):
             raise ConflictError(
                 f"The Qdrant collection '{self._collection}' at {self._url} was not made by hybrid-memory: "
-                f"it needs a cosine vector '{common.DENSE_VECTOR}' and a sparse vector "
-                f"'{common.SPARSE_VECTOR}' with the IDF modifier; {elsewhere}."
+                f"it needs a cosine vector '{common.DENSE_VECTOR}' and sparse vectors "
+                f"'{common.SPARSE_VECTOR}' and '{common.CONTEXT_SPARSE_VECTOR}' with the IDF modifier; "
+                f"{elsewhere}."
             )
         recorded = common.StoreIdentity.from_json((info.config.metadata or {}).get(METADATA_KEY))
         if recorded is not None:
@@ -243,10 +247,16 @@ class QdrantServerVectorStore:
         points = []
         for record in records:
             pid, dense = common.check_record(record, self._dimension)
-            sparse = models.SparseVector(
-                indices=list(record.sparse.indices), values=list(record.sparse.values)
-            )
-            vector: dict[str, Any] = {common.DENSE_VECTOR: dense, common.SPARSE_VECTOR: sparse}
+            context = record.sparse_context or record.sparse
+            vector: dict[str, Any] = {
+                common.DENSE_VECTOR: dense,
+                common.SPARSE_VECTOR: models.SparseVector(
+                    indices=list(record.sparse.indices), values=list(record.sparse.values)
+                ),
+                common.CONTEXT_SPARSE_VECTOR: models.SparseVector(
+                    indices=list(context.indices), values=list(context.values)
+                ),
+            }
             points.append(
                 models.PointStruct(id=pid, vector=vector, payload=common.memory_to_payload(record.memory))
             )
@@ -312,8 +322,10 @@ class QdrantServerVectorStore:
         )
         return common.hits(response.points)
 
-    async def search_sparse(self, vector: SparseVector, flt: MemoryFilter, limit: int) -> list[VectorHit]:
-        """Keyword matches by BM25 (the server applies IDF), best first."""
+    async def search_sparse(
+        self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
+    ) -> list[VectorHit]:
+        """Keyword matches by BM25 (the server applies IDF), best first; ``context``: text with context."""
         client = self._open_client()
         common.check_limit(limit)
         common.check_sparse(vector)
@@ -324,7 +336,7 @@ class QdrantServerVectorStore:
             lambda: client.query_points(
                 self._collection,
                 query=query,
-                using=common.SPARSE_VECTOR,
+                using=common.CONTEXT_SPARSE_VECTOR if context else common.SPARSE_VECTOR,
                 query_filter=server_filter(flt),
                 limit=limit,
                 with_payload=True,

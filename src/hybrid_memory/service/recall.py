@@ -109,10 +109,10 @@ class Recaller:
             memories.update((h.memory.id, h.memory) for h in hits)
             channels["dense"] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
 
-        async def keyword() -> None:
-            hits = await self._vectors.search_sparse(qsparse, flt, n)
+        async def keyword(name: str, context: bool) -> None:
+            hits = await self._vectors.search_sparse(qsparse, flt, n, context=context)
             memories.update((h.memory.id, h.memory) for h in hits)
-            channels["keyword"] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
+            channels[name] = [ranking.ChannelHit(h.memory.id, r, h.score) for r, h in enumerate(hits, 1)]
 
         async def graph() -> None:
             try:
@@ -127,14 +127,16 @@ class Recaller:
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(dense)
-            tg.start_soon(keyword)
+            tg.start_soon(keyword, "keyword", False)
+            tg.start_soon(keyword, "context", True)
             if want_notes:
                 tg.start_soon(graph)
 
-        fused = ranking.rrf(channels, k=self._weights.rrf_k)
+        fused = self._fuse(channels)
         if want_notes and "graph" not in skipped:
             await self._add_neighbours(scope, fused, memories, notes, channels, now, options)
-            fused = ranking.rrf(channels, k=self._weights.rrf_k)
+            fused = self._fuse(channels)
+        fused = await self._add_adjacent(fused, memories, flt)
 
         await self._resolve(scope, fused, memories, notes, skipped)
         candidates = [f for f in fused if f.id in memories and self._admissible(memories[f.id], now, options)]
@@ -151,6 +153,32 @@ class Recaller:
             results=[_hit(memories[r.id], r) for r in ranked[: options.limit]],
             skipped_channels=skipped,
         )
+
+    def _fuse(self, channels: dict[str, list[ranking.ChannelHit]]) -> list[ranking.Fused]:
+        r = self._settings.ranking
+        if r.fusion == "rrf":
+            return ranking.rrf(channels, k=r.rrf_k, weights=r.channel_weights())
+        return ranking.score_fusion(channels, r.channel_weights())
+
+    async def _add_adjacent(
+        self, fused: list[ranking.Fused], memories: dict[str, Memory], flt: MemoryFilter
+    ) -> list[ranking.Fused]:
+        """The turns before and after the top message hits inherit part of their relevance."""
+        r = self._settings.ranking
+        if r.adjacent_share <= 0 or r.adjacent_top <= 0:
+            return fused
+        adjacent: dict[str, list[str]] = {}
+        for f in fused[: r.adjacent_top]:
+            memory = memories.get(f.id)
+            if memory is not None and memory.kind is MemoryKind.MESSAGE:
+                adjacent[f.id] = [i for i in (memory.prev_id, memory.next_id) if i is not None]
+        wanted = sorted({i for ids in adjacent.values() for i in ids} - memories.keys())
+        if wanted:
+            # Through the query's own filter: a neighbour outside its thread, kinds or dates stays out.
+            page, _ = await self._vectors.scroll(flt.model_copy(update={"ids": wanted}), len(wanted))
+            memories.update((m.id, m) for m in page)
+        reachable = {k: [i for i in ids if i in memories] for k, ids in adjacent.items()}
+        return ranking.expand_adjacent(fused, reachable, top=r.adjacent_top, share=r.adjacent_share)
 
     async def _add_neighbours(
         self,
