@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
     _add_eval_parser(sub)
+    _add_cleanup_parser(sub)
     _add_transfer_parsers(sub)
     return parser
 
@@ -114,6 +115,54 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         f"{written['memory']}/{written['note']}/{written['link']}, unchanged "
         f"{same['memory']}/{same['note']}/{same['link']} (memories/notes/links); "
         f"{result.embedded} memories embedded, {result.indexed_notes} notes indexed"
+    )
+    return 0
+
+
+def _add_cleanup_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cleanup = sub.add_parser(
+        "cleanup", help="delete expired memories and evict what the project's limits require"
+    )
+    cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed; change nothing")
+    cleanup.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    cleanup.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
+
+
+def _cleanup(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.lifecycle_models import CleanupResult, PreviewItem
+    from hybrid_memory.server.app import open_app
+
+    async def run() -> tuple[list[PreviewItem], bool, CleanupResult | None]:
+        async with open_app(settings) as app:
+            lifecycle = app.service.lifecycle
+            if not args.dry_run:
+                return [], False, await lifecycle.cleanup(app.scope)
+            items: list[PreviewItem] = []
+            cursor: str | None = None
+            while True:
+                page = await lifecycle.preview(app.scope, 200, cursor)
+                items.extend(page.items)
+                cursor = page.next_cursor
+                if cursor is None:
+                    return items, page.summarized, None
+
+    items, summarized, done = anyio.run(run)
+    project = settings.project or "default"
+    # A client-side command: its report belongs on stdout.
+    if done is not None:
+        summary = f"; summary {done.summary_id}" if done.summary_id else ""
+        print(f"project {project}: {done.deleted} expired memories deleted, {done.evicted} evicted{summary}")
+        return 0
+    for item in items:
+        text = " ".join(item.text.split())[:60]
+        print(f"{item.reason:<10} {item.kind.value:<8} {item.id}  {text}")
+    expired = sum(1 for i in items if i.reason == "expired")
+    replaced = " (replaced by one summary)" if summarized and len(items) > expired else ""
+    print(
+        f"project {project}: {expired} expired memories would be deleted, {len(items) - expired} evicted"
+        f"{replaced}; nothing changed (--dry-run)"
     )
     return 0
 
@@ -210,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(args, settings)
         elif args.command == "import":
             return _import(args, settings)
+        elif args.command == "cleanup":
+            return _cleanup(args, settings)
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:

@@ -10,8 +10,7 @@ orphans are dropped from results and deleted on repair.
 from __future__ import annotations
 
 import logging
-import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
@@ -35,14 +34,14 @@ from hybrid_memory.models import (
     RememberResult,
     Scope,
     ThreadList,
-    utcnow,
 )
-from hybrid_memory.redaction import redact
 from hybrid_memory.service import _validate
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import Notes
 from hybrid_memory.service.recall import Recaller, RecallOptions
+from hybrid_memory.service.summary import build_summarizer
+from hybrid_memory.service.tasks import task_memory
 from hybrid_memory.service.threads import Threads
 from hybrid_memory.settings import Settings
 
@@ -82,6 +81,7 @@ class MemoryService:
             graph=graph,
             embedder=embedder,
             records=self._records,
+            summarizer=build_summarizer(settings.lifecycle),
         )
         self._threads = Threads(
             settings=settings,
@@ -107,11 +107,26 @@ class MemoryService:
     # --- embedding --------------------------------------------------------------------
 
     async def _records(
-        self, memories: Sequence[Memory], dense: list[list[float]] | None = None
+        self,
+        memories: Sequence[Memory],
+        dense: list[list[float]] | None = None,
+        contexts: Mapping[str, str] | None = None,
     ) -> list[MemoryRecord]:
-        dense = dense or await self._embedder.embed_documents([m.text for m in memories])
+        """Vectors for memories; ``contexts`` gives a memory's text with what came before it.
+
+        A memory with a context is embedded with it (dense) and gets a second BM25 vector
+        of it, so a short reply is found by the words of the turn it answers.
+        """
+        contexts = contexts or {}
+        texts = [contexts.get(m.id, m.text) for m in memories]
+        dense = dense or await self._embedder.embed_documents(texts)
         return [
-            MemoryRecord(memory=m, dense=d, sparse=self._sparse.encode_document(m.text))
+            MemoryRecord(
+                memory=m,
+                dense=d,
+                sparse=self._sparse.encode_document(m.text),
+                sparse_context=self._sparse.encode_document(contexts[m.id]) if m.id in contexts else None,
+            )
             for m, d in zip(memories, dense, strict=True)
         ]
 
@@ -279,31 +294,99 @@ class MemoryService:
         summarizer: Summarizer | None = None,
     ) -> TaskResult:
         """A task outcome as a ``task`` memory: what was tried, what happened, whether it worked."""
-        description = self._text(description, "description")
-        outcome = self._text(outcome, "outcome")
-        verdict = "succeeded" if success else "failed"
-        cleaned = redact(f"Task: {description}\nOutcome ({verdict}): {outcome}")
-        now = utcnow()
-        memory = Memory(
-            id=str(uuid.uuid4()),
-            kind=MemoryKind.TASK,
-            text=cleaned.text,
-            project=scope.project,
-            user=scope.user,
-            thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
-            tags=_validate.tags([*tags, "task", "success" if success else "failure"]),
-            importance=0.6 if success else 0.7,
-            created_at=now,
-            source="record_task",
-            tokens=self._embedder.count_tokens(cleaned.text),
+        memory, redacted = task_memory(
+            scope,
+            description=description,
+            outcome=outcome,
+            success=success,
+            thread_id=thread_id,
+            tags=tags,
             private=private,
-            expires_at=_validate.expiry(now, retention_days),
+            retention_days=retention_days,
+            max_chars=self._settings.max_content_chars,
+            count_tokens=self._embedder.count_tokens,
         )
         await self._vectors.upsert(await self._records([memory]))
         evicted = await self.lifecycle.enforce(scope, summarizer)
-        return TaskResult(
-            id=memory.id, text=memory.text, success=success, redacted=cleaned.count, evicted=evicted
+        return TaskResult(id=memory.id, text=memory.text, success=success, redacted=redacted, evicted=evicted)
+
+    # --- dry runs: what a write would have the eviction summarise --------------------------
+    # The tools ask these before a write, to have the summary written by the client's model.
+
+    async def thread_summary_request(
+        self,
+        scope: Scope,
+        thread_id: str,
+        messages: Sequence[MessageIn],
+        *,
+        private: bool = False,
+        retention_days: float | None = None,
+    ) -> SummaryRequest | None:
+        """What remember_thread with these arguments would evict and summarise; None: no summary."""
+        if not self.lifecycle.summarizes:
+            return None
+        write = await self._threads.plan(
+            scope, thread_id, messages, private=private, retention_days=retention_days
         )
+        return await self.lifecycle.summary_request(scope, write.to_write) if write.to_write else None
+
+    async def note_summary_request(
+        self,
+        scope: Scope,
+        *,
+        content: str,
+        type: NoteType,
+        tags: Sequence[str] = (),
+        importance: float | None = None,
+        thread_id: str | None = None,
+        force: bool = False,
+        private: bool = False,
+        retention_days: float | None = None,
+    ) -> SummaryRequest | None:
+        """What create_note with these arguments would evict and summarise; None: no summary."""
+        if not self.lifecycle.summarizes:
+            return None
+        memory = await self._notes.pending(
+            scope,
+            content=content,
+            type=type,
+            tags=tags,
+            importance=importance,
+            thread_id=thread_id,
+            force=force,
+            private=private,
+            retention_days=retention_days,
+        )
+        return None if memory is None else await self.lifecycle.summary_request(scope, [memory])
+
+    async def task_summary_request(
+        self,
+        scope: Scope,
+        *,
+        description: str,
+        outcome: str,
+        success: bool,
+        thread_id: str | None = None,
+        tags: Sequence[str] = (),
+        private: bool = False,
+        retention_days: float | None = None,
+    ) -> SummaryRequest | None:
+        """What record_task with these arguments would evict and summarise; None: no summary."""
+        if not self.lifecycle.summarizes:
+            return None
+        memory, _ = task_memory(
+            scope,
+            description=description,
+            outcome=outcome,
+            success=success,
+            thread_id=thread_id,
+            tags=tags,
+            private=private,
+            retention_days=retention_days,
+            max_chars=self._settings.max_content_chars,
+            count_tokens=self._embedder.count_tokens,
+        )
+        return await self.lifecycle.summary_request(scope, [memory])
 
     # --- maintenance ------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from hybrid_memory.lifecycle_models import (
     PreviewItem,
 )
 from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, MemoryRecord, NoteFilter, Scope, utcnow
+from hybrid_memory.redaction import redact
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,15 @@ logger = logging.getLogger(__name__)
 Summarizer = Callable[[Sequence[str], int], Awaitable[str | None]]
 """Summarise these texts in at most this many tokens; None when it cannot (the extractive one is used)."""
 Records = Callable[[Sequence[Memory]], Awaitable[list[MemoryRecord]]]
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """What an eviction would summarise: the evicted memories' lines, oldest first, and the token budget."""
+
+    lines: tuple[str, ...]
+    budget: int
+
 
 MAX_LISTED = 500
 MAX_REPLACES = 1000
@@ -94,6 +104,11 @@ class Lifecycle:
             if offset is None:
                 return out
 
+    @property
+    def summarizes(self) -> bool:
+        """Whether writes may evict with a summary: limits are set and summarize-on-evict is on."""
+        return self._settings.limited and self._settings.summarize_on_evict
+
     def limits_info(self) -> LimitsInfo:
         s = self._settings
         return LimitsInfo(
@@ -111,8 +126,10 @@ class Lifecycle:
         days = self._settings.retention_days
         return days is not None and not memory.pinned and memory.created_at <= now - timedelta(days=days)
 
-    async def _plan(self, scope: Scope, now: datetime) -> _Planned:
+    async def _plan(self, scope: Scope, now: datetime, adding: Sequence[Memory] = ()) -> _Planned:
+        """What the limits remove now; ``adding``: memories a write is about to store (a dry run)."""
         memories = {m.id: m for m in await self.all_memories(MemoryFilter(scope=scope))}
+        memories.update((m.id, m) for m in adding)
         expired = [m for m in memories.values() if self._expired(m, now)]
         gone = {m.id for m in expired}
         s = self._settings
@@ -165,6 +182,20 @@ class Lifecycle:
         return CleanupResult(
             deleted=len(removed), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]
         )
+
+    async def summary_request(self, scope: Scope, adding: Sequence[Memory] = ()) -> SummaryRequest | None:
+        """Dry run: what the eviction after storing ``adding`` would summarise; None: no summary.
+
+        Lets a caller have the summary written (by the MCP client's model) before the write.
+        """
+        if not self.summarizes:
+            return None
+        planned = await self._plan(scope, utcnow(), adding)
+        if not (planned.plan.summarize and planned.plan.evictions):
+            return None
+        victims = [planned.memories[e.id] for e in planned.plan.evictions]
+        budget = eviction.summary_budget(self._settings.max_tokens)
+        return SummaryRequest(lines=_lines(victims), budget=budget)
 
     async def preview(self, scope: Scope, limit: int, cursor: str | None) -> ForgetPreview:
         """What :meth:`cleanup` would remove now, a page at a time; changes nothing."""
@@ -222,7 +253,7 @@ class Lifecycle:
     ) -> Memory:
         victims = sorted(victims, key=lambda m: m.created_at)
         budget = eviction.summary_budget(self._settings.max_tokens)
-        lines = [f"{m.role}: {m.text}" if m.role else m.text for m in victims]
+        lines = _lines(victims)
         text, source = None, "extractive"
         for name, fn in (("sampling", summarizer), ("model", self._fallback)):
             if fn is None:
@@ -239,6 +270,8 @@ class Lifecycle:
             text = eviction.extractive_summary(
                 lines, count=count, since=victims[0].created_at, until=victims[-1].created_at
             )
+        else:
+            text = redact(text).text  # a model's words are stored like any other input
         text = self._fit(text.strip(), budget)
         threads = {m.thread_id for m in victims}
         return Memory(
@@ -314,6 +347,12 @@ class Lifecycle:
             recall_hit_rate=None if not c.recalls else round(c.recall_hits / c.recalls, 4),
             limits=self.limits_info(),
         )
+
+
+def _lines(victims: Sequence[Memory]) -> tuple[str, ...]:
+    """The evicted memories as a summary sees them, oldest first."""
+    ordered = sorted(victims, key=lambda m: m.created_at)
+    return tuple(f"{m.role}: {m.text}" if m.role else m.text for m in ordered)
 
 
 def _cursor(cursor: str | None) -> int:

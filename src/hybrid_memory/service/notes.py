@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
@@ -41,6 +42,16 @@ Records = Callable[[Sequence[Memory], list[list[float]] | None], Awaitable[list[
 CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
 NEAR_DUPLICATE_SIMILARITY = 0.95
 """create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
+
+
+@dataclass(frozen=True)
+class _Draft:
+    note: Note
+    """The new note, or the live near-duplicate when ``similarity`` is set."""
+    memory: Memory
+    dense: list[float]
+    redacted: int
+    similarity: float | None = None
 
 
 class Notes:
@@ -131,6 +142,72 @@ class Notes:
                     return notes[0], hit.memory, hit.score
         return None
 
+    async def _draft(
+        self,
+        scope: Scope,
+        *,
+        content: str,
+        type: NoteType,
+        tags: Sequence[str],
+        importance: float | None,
+        thread_id: str | None,
+        force: bool,
+        private: bool,
+        retention_days: float | None,
+    ) -> _Draft:
+        """The note create_note would store, or the live near-duplicate it would return; writes nothing."""
+        now = utcnow()
+        cleaned = redact(self._text(content, "content"))
+        expires_at = _validate.expiry(now, retention_days)
+        [dense] = await self._embedder.embed_documents([cleaned.text])
+        if not force:
+            found = await self._near_duplicate(scope, dense)
+            if found is not None:
+                existing, memory, similarity = found
+                return _Draft(existing, memory, dense, cleaned.count, similarity)
+        note = Note(
+            id=str(uuid.uuid4()),
+            project=scope.project,
+            user=scope.user,
+            content=cleaned.text,
+            type=type,
+            tags=_validate.tags(tags),
+            importance=importance,
+            thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
+            created=now,
+            modified=now,
+            valid_from=now,
+        )
+        memory = self._memory(note, private=private, expires_at=expires_at)
+        return _Draft(note, memory, dense, cleaned.count)
+
+    async def pending(
+        self,
+        scope: Scope,
+        *,
+        content: str,
+        type: NoteType,
+        tags: Sequence[str] = (),
+        importance: float | None = None,
+        thread_id: str | None = None,
+        force: bool = False,
+        private: bool = False,
+        retention_days: float | None = None,
+    ) -> Memory | None:
+        """The memory :meth:`create` would add with these arguments; None for a near-duplicate."""
+        draft = await self._draft(
+            scope,
+            content=content,
+            type=type,
+            tags=tags,
+            importance=importance,
+            thread_id=thread_id,
+            force=force,
+            private=private,
+            retention_days=retention_days,
+        )
+        return None if draft.similarity is not None else draft.memory
+
     async def create(
         self,
         scope: Scope,
@@ -146,35 +223,30 @@ class Notes:
         summarizer: Summarizer | None = None,
     ) -> NoteResult:
         """A note in the graph and its searchable copy; a live near-duplicate is returned instead."""
-        now = utcnow()
-        cleaned = redact(self._text(content, "content"))
-        expires_at = _validate.expiry(now, retention_days)
-        [dense] = await self._embedder.embed_documents([cleaned.text])
-        if not force:
-            found = await self._near_duplicate(scope, dense)
-            if found is not None:
-                existing, memory, similarity = found
-                return self._result(
-                    existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=cleaned.count
-                )
-        note = Note(
-            id=str(uuid.uuid4()),
-            project=scope.project,
-            user=scope.user,
-            content=cleaned.text,
+        draft = await self._draft(
+            scope,
+            content=content,
             type=type,
-            tags=_validate.tags(tags),
+            tags=tags,
             importance=importance,
-            thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
-            created=now,
-            modified=now,
-            valid_from=now,
+            thread_id=thread_id,
+            force=force,
+            private=private,
+            retention_days=retention_days,
         )
-        await self._graph.upsert_note(note)
-        memory = await self._index(note, dense=dense, private=private, expires_at=expires_at)
+        if draft.similarity is not None:
+            return self._result(
+                draft.note,
+                draft.memory,
+                duplicate=True,
+                similarity=round(draft.similarity, 4),
+                redacted=draft.redacted,
+            )
+        await self._graph.upsert_note(draft.note)
+        await self._vectors.upsert(await self._records([draft.memory], [draft.dense]))
         evicted = await self._lifecycle.enforce(scope, summarizer)
         del evicted  # the note itself may be among them only if every other memory is pinned
-        return self._result(note, memory, redacted=cleaned.count)
+        return self._result(draft.note, draft.memory, redacted=draft.redacted)
 
     async def update(
         self,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -35,7 +35,10 @@ from hybrid_memory.settings import Settings
 REMEMBERED_ROLES = frozenset({"user", "assistant"})
 _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
 
-Records = Callable[[Sequence[Memory]], Awaitable[list[MemoryRecord]]]
+Records = Callable[[Sequence[Memory], None, Mapping[str, str]], Awaitable[list[MemoryRecord]]]
+# How much of the previous message joins a message's context (about 100 tokens): enough for
+# the question a reply answers, not so much that it drowns the reply.
+CONTEXT_CHARS = 400
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -52,6 +55,29 @@ def _message_text(message: MessageIn) -> tuple[str, int]:
     return "\n".join(texts).strip(), len(message.content) - len(texts)
 
 
+def _link_in_order(planned: list[Memory], contexts: dict[str, str]) -> list[Memory]:
+    """Chain the call's memories (prev_id / next_id) and give each first chunk its context."""
+    linked = []
+    for i, memory in enumerate(planned):
+        before = planned[i - 1] if i else None
+        after = planned[i + 1] if i + 1 < len(planned) else None
+        if before is not None and memory.chunk_index == 0:
+            tail = before.text[-CONTEXT_CHARS:]
+            cut = tail.find(" ") if len(before.text) > CONTEXT_CHARS else -1
+            contexts[memory.id] = f"{tail[cut + 1 :]}\n{memory.text}"
+        linked.append(
+            memory.model_copy(
+                update={"prev_id": before.id if before else None, "next_id": after.id if after else None}
+            )
+        )
+    return linked
+
+
+def _identity(memory: Memory) -> tuple[object, ...]:
+    """What makes a stored memory out of date: its text, privacy, or its neighbours (its context)."""
+    return memory.text, memory.private, memory.prev_id, memory.next_id
+
+
 @dataclass
 class ThreadWrite:
     """What remembering a thread would store; computed without writing anything."""
@@ -63,6 +89,8 @@ class ThreadWrite:
     """The memory ids of each remembered message, in order."""
     skipped: dict[str, int] = field(default_factory=dict)
     redacted: int = 0
+    contexts: dict[str, str] = field(default_factory=dict)
+    """Memory id -> its text with the tail of the message before it (first chunks only)."""
 
 
 class Threads:
@@ -168,12 +196,13 @@ class Threads:
                 )
             write.per_message.append(ids)
 
+        planned = _link_in_order(planned, write.contexts)
         existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in planned])}
         kept = ("pinned", "last_accessed_at")
         write.to_write = [
             m.model_copy(update={k: getattr(existing[m.id], k) for k in kept}) if m.id in existing else m
             for m in planned
-            if m.id not in existing or (existing[m.id].text, existing[m.id].private) != (m.text, m.private)
+            if m.id not in existing or _identity(existing[m.id]) != _identity(m)
         ]
         return write
 
@@ -190,7 +219,7 @@ class Threads:
         """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
         write = await self.plan(scope, thread_id, messages, private=private, retention_days=retention_days)
         if write.to_write:
-            await self._vectors.upsert(await self._records(write.to_write))
+            await self._vectors.upsert(await self._records(write.to_write, None, write.contexts))
         evicted = await self._lifecycle.enforce(scope, summarizer) if write.to_write else 0
         changed = {m.id for m in write.to_write}
         stored = sum(1 for ids in write.per_message if any(i in changed for i in ids))

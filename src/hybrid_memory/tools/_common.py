@@ -15,7 +15,6 @@ from mcp_types import ListRootsResult, ToolAnnotations
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
-from hybrid_memory.service.lifecycle import Summarizer
 
 if TYPE_CHECKING:
     from hybrid_memory.server.app import AppContext
@@ -79,12 +78,6 @@ SessionScope = Annotated[Scope, Resolve(_session_scope)]
 def as_utc(value: datetime) -> datetime:
     """An aware UTC datetime; a time without offset is taken as UTC."""
     return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-
-def summarizer(ctx: Context[Any, Any]) -> Summarizer | None:
-    """How eviction summaries are written for this call (None: the service's own fallbacks)."""
-    del ctx
-    return None
 
 
 def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:

@@ -22,9 +22,9 @@ from hybrid_memory.tools._common import (
     WRITE,
     SessionScope,
     app,
-    summarizer,
     tool_errors,
 )
+from hybrid_memory.tools._sampling import CleanupSummary, TaskSummary
 
 MemoryId = Annotated[str, Field(description="A memory or note id (from recall_memory or create_note)")]
 
@@ -76,6 +76,7 @@ def register(server: MCPServer[Any]) -> None:
         success: Annotated[bool, Field(description="Whether it worked")],
         ctx: Context[Any, Any],
         scope: SessionScope,
+        summary: TaskSummary,
         thread_id: Annotated[str | None, Field(description="The conversation it happened in")] = None,
         tags: Annotated[list[str], Field(max_length=32, description="Short labels")] = [],  # noqa: B006
         private: Annotated[bool, Field(description="Keep it out of exports")] = False,
@@ -97,7 +98,7 @@ def register(server: MCPServer[Any]) -> None:
             tags=tags,
             private=private,
             retention_days=retention_days,
-            summarizer=summarizer(ctx),
+            summarizer=summary,
         )
 
     @server.tool(annotations=READ_ONLY)
@@ -117,13 +118,15 @@ def register(server: MCPServer[Any]) -> None:
 
     @server.tool(annotations=DESTRUCTIVE)
     @tool_errors
-    async def cleanup_memory(ctx: Context[Any, Any], scope: SessionScope) -> CleanupResult:
+    async def cleanup_memory(
+        ctx: Context[Any, Any], scope: SessionScope, summary: CleanupSummary
+    ) -> CleanupResult:
         """Delete expired memories (retention) and evict what the project's limits require.
 
         Evicted memories are replaced by one summary memory when summarize-on-evict is on.
         Call forget_preview first to see what would go.
         """
-        return await app(ctx).service.lifecycle.cleanup(scope, summarizer(ctx))
+        return await app(ctx).service.lifecycle.cleanup(scope, summary)
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors

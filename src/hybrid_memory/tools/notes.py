@@ -14,9 +14,9 @@ from hybrid_memory.tools._common import (
     WRITE,
     SessionScope,
     app,
-    summarizer,
     tool_errors,
 )
+from hybrid_memory.tools._sampling import NoteSummary
 
 Importance = Annotated[float | None, Field(ge=0.0, le=1.0, description="0 (trivial) to 1 (crucial)")]
 
@@ -33,6 +33,7 @@ def register(server: MCPServer[Any]) -> None:
         ],
         ctx: Context[Any, Any],
         scope: SessionScope,
+        summary: NoteSummary,
         tags: Annotated[list[str], Field(description="Short labels for filtering")] = [],  # noqa: B006
         importance: Importance = None,
         thread_id: Annotated[str | None, Field(description="The conversation it came from")] = None,
@@ -69,7 +70,7 @@ def register(server: MCPServer[Any]) -> None:
             force=force,
             private=private,
             retention_days=retention_days,
-            summarizer=summarizer(ctx),
+            summarizer=summary,
         )
 
     @server.tool(annotations=IDEMPOTENT_WRITE)

@@ -13,9 +13,9 @@ from hybrid_memory.tools._common import (
     READ_ONLY,
     SessionScope,
     app,
-    summarizer,
     tool_errors,
 )
+from hybrid_memory.tools._sampling import ThreadSummary
 
 
 def register(server: MCPServer[Any]) -> None:
@@ -33,6 +33,7 @@ def register(server: MCPServer[Any]) -> None:
         ],
         ctx: Context[Any, Any],
         scope: SessionScope,
+        summary: ThreadSummary,
         private: Annotated[bool, Field(description="Keep these messages out of exports")] = False,
         retention_days: Annotated[
             float | None, Field(gt=0, le=36500, description="Delete them after this many days")
@@ -54,7 +55,7 @@ def register(server: MCPServer[Any]) -> None:
             messages,
             private=private,
             retention_days=retention_days,
-            summarizer=summarizer(ctx),
+            summarizer=summary,
         )
 
     @server.tool(annotations=READ_ONLY)

@@ -1,0 +1,101 @@
+"""Eviction summaries written by a model: the prompt, the client's sampled answer, an OpenAI-compatible model.
+
+The lifecycle tries, in order, the summary the MCP client's model wrote through
+sampling (asked for before the write, see ``tools/_sampling.py``), the configured
+OpenAI-compatible model (``HYBRID_MEMORY_SUMMARY_MODEL``), and the extractive
+summary, which always works. A model that fails or is slow only costs a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import anyio
+
+from hybrid_memory.service.lifecycle import Summarizer, SummaryRequest
+from hybrid_memory.settings import LifecycleSettings
+
+logger = logging.getLogger(__name__)
+
+MAX_PROMPT_CHARS = 24_000
+"""The memories put in one summary prompt; what does not fit is counted, not sent."""
+MAX_LINE_CHARS = 2_000
+
+SYSTEM_PROMPT = (
+    "You maintain the long-term memory of an AI assistant. The memories below are being "
+    "removed to make room. Write one short paragraph that replaces them: keep names, "
+    "decisions, preferences, facts, dates and open questions; drop greetings and chatter. "
+    "Write only the summary, in at most {budget} tokens."
+)
+
+
+def prompt(lines: Sequence[str], budget: int) -> tuple[str, str]:
+    """The system prompt and the user message asking a chat model for the summary."""
+    shown: list[str] = []
+    used = 0
+    for line in lines:
+        flat = " ".join(line.split())[:MAX_LINE_CHARS]
+        if shown and used + len(flat) > MAX_PROMPT_CHARS:
+            break
+        shown.append(f"- {flat}")
+        used += len(flat)
+    if len(shown) < len(lines):
+        shown.append(f"(and {len(lines) - len(shown)} more memories not shown)")
+    return SYSTEM_PROMPT.format(budget=budget), "Memories to summarise:\n" + "\n".join(shown)
+
+
+def precomputed(request: SummaryRequest, text: str) -> Summarizer:
+    """A summarizer answering ``text``, but only for exactly the memories it was written for.
+
+    A concurrent write may change what the eviction removes between the dry run the
+    text was asked for and the write; the next summarizer in line then writes it.
+    """
+
+    async def summarize(lines: Sequence[str], budget: int) -> str | None:
+        del budget
+        return text if tuple(lines) == request.lines else None
+
+    return summarize
+
+
+class OpenAISummarizer:
+    """Summaries from an OpenAI-compatible chat model (OpenAI, Ollama, vLLM, ...); one request each."""
+
+    def __init__(self, *, model: str, base_url: str | None, api_key: str | None, timeout_s: float) -> None:
+        self._model = model
+        self._base_url = base_url
+        self._api_key = api_key or "no-key"
+        self._timeout_s = timeout_s
+
+    async def __call__(self, lines: Sequence[str], budget: int) -> str | None:
+        import openai  # only when a summary model is configured
+
+        system, user = prompt(lines, budget)
+        # One summary per eviction: a client per call leaves nothing open between them.
+        async with openai.AsyncOpenAI(
+            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout_s, max_retries=0
+        ) as client:
+            with anyio.fail_after(self._timeout_s):
+                response = await client.chat.completions.create(
+                    model=self._model,
+                    messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                    max_tokens=budget,
+                    temperature=0.2,
+                )
+        if not response.choices:
+            return None
+        return response.choices[0].message.content
+
+
+def build_summarizer(settings: LifecycleSettings) -> Summarizer | None:
+    """The configured model's summarizer; None without ``HYBRID_MEMORY_SUMMARY_MODEL``."""
+    if settings.summary_model is None:
+        return None
+    key = settings.summary_api_key
+    return OpenAISummarizer(
+        model=settings.summary_model,
+        base_url=settings.summary_base_url,
+        api_key=key.get_secret_value() if key is not None else None,
+        timeout_s=settings.summary_timeout_s,
+    )
