@@ -65,7 +65,7 @@ class FastEmbedEmbedder:
         model_path: Path | None,
         *,
         threads: int = 1,
-        batch_size: int = 64,
+        batch_size: int = 8,
         cache_dir: Path | None = None,
     ) -> None:
         if threads < 1 or batch_size < 1:
@@ -136,14 +136,20 @@ class FastEmbedEmbedder:
         if not texts:
             return []
         model = await self._ensure_loaded()
-        vectors: list[list[float]] = []
+        # A batch is padded to its longest text, so texts of like length go together:
+        # on chat turns this made embedding 2-3x faster than batches in arrival order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list[list[float]] = [[] for _ in texts]
         # One thread call per batch, so a query waiting for the limiter gets in
         # between the batches of a long document list.
-        for offset in range(0, len(texts), self._batch_size):
-            batch = list(texts[offset : offset + self._batch_size])
-            vectors += await anyio.to_thread.run_sync(
+        for offset in range(0, len(order), self._batch_size):
+            positions = order[offset : offset + self._batch_size]
+            batch = [texts[i] for i in positions]
+            embedded = await anyio.to_thread.run_sync(
                 partial(self._embed_sync, model, batch, query=False), limiter=self._limiter
             )
+            for i, vector in zip(positions, embedded, strict=True):
+                vectors[i] = vector
         return vectors
 
     async def embed_query(self, text: str) -> list[float]:

@@ -30,6 +30,7 @@ from time import perf_counter
 from typing import Any
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.errors import HybridMemoryError
@@ -48,7 +49,7 @@ WARM_UP_QUERY = "warm-up: load the embedding model"
 
 
 class EvaluationError(HybridMemoryError):
-    """The server refused a call or answered without structured content."""
+    """The server refused a call, answered without structured content, or stopped answering."""
 
 
 def server_env(data_dir: Path, project: str, model_path: Path | None) -> dict[str, str]:
@@ -163,13 +164,33 @@ async def _run_conversation(
     )
 
 
+def _protocol_error(exc: BaseException) -> MCPError | None:
+    """The MCP error (a server that died, a closed pipe) inside whatever task groups wrapped it."""
+    if isinstance(exc, MCPError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _protocol_error(inner)
+            if found is not None:
+                return found
+    return None
+
+
 async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -> RetrieverRun:
     """Every conversation through a fresh ``hybrid-memory serve`` over stdio; the rankings and timings."""
     run = RetrieverRun(name=SERVER_RUN, ingest_s=0.0)
     tally = _Tally()
     with tempfile.TemporaryDirectory(prefix="hybrid-memory-locomo-") as tmp:
         for conv in dataset.conversations:
-            await _run_conversation(conv, Path(tmp), model_path, limit, run, tally)
+            try:
+                await _run_conversation(conv, Path(tmp), model_path, limit, run, tally)
+            except Exception as exc:
+                lost = _protocol_error(exc)
+                if lost is None:
+                    raise
+                raise EvaluationError(
+                    f"{conv.id}: the server stopped answering ({lost}); its own error is printed above"
+                ) from exc
     run.details = {
         "transport": "stdio",
         "limit": limit,
