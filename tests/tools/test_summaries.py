@@ -303,6 +303,20 @@ async def test_eviction_summary_is_written_by_the_configured_model(
     )
 
 
+async def test_private_memories_are_never_sent_to_a_model(
+    tmp_path: Path, embedder: Embedder, chat: ChatServer
+) -> None:
+    sampler = Sampler()
+    server = with_model(tmp_path, embedder, chat.base_url)
+    async with Client(server, sampling_callback=sampler) as client:
+        await call(client, "remember_thread", thread_id="t", messages=[msg(0), msg(1), msg(2)], private=True)
+        await call(client, "remember_thread", thread_id="t", messages=[msg(3)])
+        [summary] = await summaries(client)
+    assert summary not in (SAMPLED, MODEL_SUMMARY)
+    assert chat.requests == []
+    assert sampler.requests == []
+
+
 async def test_the_clients_model_comes_before_the_configured_one(
     tmp_path: Path, embedder: Embedder, chat: ChatServer
 ) -> None:

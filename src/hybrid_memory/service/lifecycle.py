@@ -194,6 +194,8 @@ class Lifecycle:
         if not (planned.plan.summarize and planned.plan.evictions):
             return None
         victims = [planned.memories[e.id] for e in planned.plan.evictions]
+        if any(m.private for m in victims):
+            return None  # private text never leaves the machine: the extractive summary stays local
         budget = eviction.summary_budget(self._settings.max_tokens)
         return SummaryRequest(lines=_lines(victims), budget=budget)
 
@@ -255,7 +257,10 @@ class Lifecycle:
         budget = eviction.summary_budget(self._settings.max_tokens)
         lines = _lines(victims)
         text, source = None, "extractive"
-        for name, fn in (("sampling", summarizer), ("model", self._fallback)):
+        # Private text never goes to a model, the client's or a configured one.
+        private = any(m.private for m in victims)
+        models = () if private else (("sampling", summarizer), ("model", self._fallback))
+        for name, fn in models:
             if fn is None:
                 continue
             try:
