@@ -44,7 +44,13 @@ import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.errors import BackendError, BackendUnavailableError, HybridMemoryError, StoreLockedError
+from hybrid_memory.errors import (
+    BackendError,
+    BackendUnavailableError,
+    ConflictError,
+    HybridMemoryError,
+    StoreLockedError,
+)
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
@@ -173,7 +179,18 @@ class EdgeVectorStore:
                 _write_identity(identity_path, wanted)
             return qe.EdgeShard.create(str(shard_path), config)
         # Loading with our config makes Edge check that the stored vectors fit it.
-        shard = qe.EdgeShard.load(str(shard_path), config)
+        try:
+            shard = qe.EdgeShard.load(str(shard_path), config)
+        except Exception as exc:
+            if "incompatible" not in str(exc):
+                raise
+            detail = str(exc).splitlines()[0][:200]
+            raise ConflictError(
+                f"The memory store at {self._path} was made with other vector settings than this version "
+                f"of hybrid-memory uses ({detail}). Export it with the version that made it "
+                "(`hybrid-memory export FILE`), then import the file here, or set HYBRID_MEMORY_DATA_DIR "
+                "to another directory."
+            ) from exc
         if stored is None:
             logger.warning("memory store at %s had no %s; recording %s", self._path, IDENTITY_FILE, wanted)
             _write_identity(identity_path, wanted)

@@ -1,0 +1,32 @@
+"""An embedded store made with other vector settings is refused clearly, and left as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+import qdrant_edge as qe
+
+from hybrid_memory.backends.qdrant_edge import SHARD_DIR, EdgeVectorStore
+from hybrid_memory.errors import ConflictError
+
+
+def test_store_without_the_context_vector_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    old = qe.EdgeConfig(
+        vectors={"dense": qe.EdgeVectorParams(size=4, distance=qe.Distance.Cosine)},
+        sparse_vectors={"bm25": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+    )
+    qe.EdgeShard.create(str(tmp_path / SHARD_DIR), old).close()
+    before = sorted(p.relative_to(tmp_path) for p in (tmp_path / SHARD_DIR).rglob("*"))
+
+    async def open_it() -> None:
+        await EdgeVectorStore(tmp_path).open(dimension=4, model="m")
+
+    with pytest.raises(ConflictError, match=r"made with other vector settings than this version") as refused:
+        anyio.run(open_it)
+    assert "hybrid-memory export FILE" in str(refused.value)
+    assert "HYBRID_MEMORY_DATA_DIR" in str(refused.value)
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / SHARD_DIR).rglob("*")) == before
+    # the directory lock was released: the old version could open it again
+    qe.EdgeShard.load(str(tmp_path / SHARD_DIR), old).close()
