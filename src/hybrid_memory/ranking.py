@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 DEFAULT_IMPORTANCE = 0.5
@@ -31,13 +31,12 @@ class ChannelHit:
 
 @dataclass(frozen=True)
 class Weights:
-    relevance: float = 0.5
-    recency: float = 0.3
-    importance: float = 0.2
+    """The final mix of fused relevance, recency and importance."""
+
+    relevance: float = 0.8
+    recency: float = 0.1
+    importance: float = 0.1
     half_life_days: float = 30.0
-    rrf_k: int = 60
-    channel: Mapping[str, float] = field(default_factory=dict)
-    """Per-channel multipliers for fusion; a channel not named weighs 1.0."""
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,9 @@ def test_final_scores_prefer_recent_when_relevance_ties() -> None:
 def test_final_scores_weigh_importance() -> None:
     fused = [Fused("a", 0.5, {}, {}), Fused("b", 0.5, {}, {})]
     imp = {"a": 0.1, "b": 0.9}
+    weights = Weights(relevance=0.5, recency=0.3, importance=0.2)
     ranked = final_scores(
-        fused, created_at=lambda _: NOW, importance=imp.__getitem__, now=NOW, weights=Weights()
+        fused, created_at=lambda _: NOW, importance=imp.__getitem__, now=NOW, weights=weights
     )
     assert [r.id for r in ranked] == ["b", "a"]
     # 0.5*0.5 + 0.3*1.0 + 0.2*0.9, weights summing to 1

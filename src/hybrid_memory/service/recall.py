@@ -71,7 +71,6 @@ class Recaller:
             recency=r.recency_weight,
             importance=r.importance_weight,
             half_life_days=r.recency_half_life_days,
-            rrf_k=r.rrf_k,
         )
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
