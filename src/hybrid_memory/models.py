@@ -295,6 +295,7 @@ class ThreadInfo(BaseModel):
 
 class ThreadList(BaseModel):
     threads: list[ThreadInfo]
+    next_offset: int | None = Field(default=None, description="offset of the next page; null on the last")
 
 
 class ForgetResult(BaseModel):

@@ -49,7 +49,7 @@ async def test_remember_thread_twice_stores_nothing_twice(server: MCPServer[Any]
         assert again["chunks"] == 0
         assert again["memory_ids"] == first["memory_ids"]
         threads = await call(client, "list_threads")
-        assert threads == {"threads": [{"thread_id": "t-1", "memories": 4}]}
+        assert threads == {"threads": [{"thread_id": "t-1", "memories": 4}], "next_offset": None}
 
 
 async def test_remember_thread_without_ids_is_idempotent_by_content(server: MCPServer[Any]) -> None:
@@ -226,7 +226,7 @@ async def test_forget_a_thread_removes_its_messages_only(server: MCPServer[Any])
         result = await call(client, "forget", thread_id="t-1")
         assert result["deleted_memories"] == 4
         threads = await call(client, "list_threads")
-        assert threads == {"threads": [{"thread_id": "t-2", "memories": 1}]}
+        assert threads == {"threads": [{"thread_id": "t-2", "memories": 1}], "next_offset": None}
 
 
 async def test_tools_declare_annotations_and_output_schemas(server: MCPServer[Any]) -> None:
@@ -248,3 +248,17 @@ async def test_tools_declare_annotations_and_output_schemas(server: MCPServer[An
         for tool in tools.values():
             assert tool.output_schema is not None, tool.name
             assert tool.description, tool.name
+
+
+async def test_list_threads_pages_largest_first(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        for n, thread in ((3, "big"), (2, "mid"), (1, "small")):
+            messages = [{"role": "user", "content": f"{thread} message {i}", "id": str(i)} for i in range(n)]
+            await call(client, "remember_thread", thread_id=thread, messages=messages)
+        first = await call(client, "list_threads", limit=2)
+        assert first == {
+            "threads": [{"thread_id": "big", "memories": 3}, {"thread_id": "mid", "memories": 2}],
+            "next_offset": 2,
+        }
+        last = await call(client, "list_threads", limit=2, offset=first["next_offset"])
+        assert last == {"threads": [{"thread_id": "small", "memories": 1}], "next_offset": None}

@@ -147,8 +147,8 @@ class MemoryService:
             scope, thread_id, messages, private=private, retention_days=retention_days, summarizer=summarizer
         )
 
-    async def list_threads(self, scope: Scope, limit: int) -> ThreadList:
-        return await self._threads.list(scope, limit)
+    async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
+        return await self._threads.list(scope, limit, offset)
 
     # --- notes and links (service/notes.py) -------------------------------------------
 

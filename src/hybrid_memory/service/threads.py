@@ -235,6 +235,12 @@ class Threads:
             evicted=evicted,
         )
 
-    async def list(self, scope: Scope, limit: int) -> ThreadList:
-        counts = await self._vectors.thread_counts(scope, limit)
-        return ThreadList(threads=[ThreadInfo(thread_id=t, memories=n) for t, n in counts.items()])
+    async def list(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
+        """A page of threads, largest first; one more is asked for to know whether a next page exists."""
+        counts = list((await self._vectors.thread_counts(scope, offset + limit + 1)).items())
+        page = counts[offset : offset + limit]
+        more = len(counts) > offset + limit
+        return ThreadList(
+            threads=[ThreadInfo(thread_id=t, memories=n) for t, n in page],
+            next_offset=offset + limit if more else None,
+        )

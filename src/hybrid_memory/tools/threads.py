@@ -64,6 +64,12 @@ def register(server: MCPServer[Any]) -> None:
         ctx: Context[Any, Any],
         scope: SessionScope,
         limit: Annotated[int, Field(ge=1, le=500, description="At most this many threads")] = 50,
+        offset: Annotated[
+            int, Field(ge=0, le=10_000, description="Skip this many (next_offset of the previous page)")
+        ] = 0,
     ) -> ThreadList:
-        """List remembered conversation threads with how many memories each holds, largest first."""
-        return await app(ctx).service.list_threads(scope, limit)
+        """List remembered conversation threads with how many memories each holds, largest first.
+
+        Pages: pass the result's `next_offset` as `offset` for the next page; it is null on the last one.
+        """
+        return await app(ctx).service.list_threads(scope, limit, offset)
