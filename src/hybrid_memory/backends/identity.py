@@ -16,7 +16,8 @@ import anyio
 from qdrant_client import AsyncQdrantClient
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.backends.qdrant_edge import IDENTITY_FILE, SHARD_DIR, _read_identity
+from hybrid_memory.backends._store_dir import IDENTITY_FILE, read_identity
+from hybrid_memory.backends.qdrant_edge import SHARD_DIR
 from hybrid_memory.backends.qdrant_server import METADATA_KEY
 from hybrid_memory.errors import BackendUnavailableError
 from hybrid_memory.settings import Settings
@@ -35,7 +36,7 @@ async def stored_embedding(settings: Settings) -> StoredEmbedding | None:
     if settings.resolved_vector_backend == "qdrant":
         return await _collection_embedding(settings)
     path = settings.data_dir / "vectors"
-    identity = _read_identity(path / IDENTITY_FILE)
+    identity = read_identity(path / IDENTITY_FILE)
     if identity is not None:
         return StoredEmbedding(identity.model, identity.dimension)
     shard = path / SHARD_DIR

@@ -28,8 +28,6 @@ What Edge 0.9.0 does, measured here, and what follows:
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
 import logging
 import os
 import threading
@@ -44,12 +42,12 @@ import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
+from hybrid_memory.backends._store_dir import IDENTITY_FILE, lock_directory, read_identity, write_identity
 from hybrid_memory.errors import (
     BackendError,
     BackendUnavailableError,
     ConflictError,
     HybridMemoryError,
-    StoreLockedError,
 )
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
@@ -57,8 +55,6 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-LOCK_FILE = "lock"
-IDENTITY_FILE = "store.json"
 SHARD_DIR = "shard"
 OPTIMIZE_AFTER_POINTS = 1000
 OPTIMIZE_IDLE_S = 2.0
@@ -145,7 +141,7 @@ class EdgeVectorStore:
 
     def _open_sync(self, wanted: common.StoreIdentity) -> None:
         self._path.mkdir(parents=True, exist_ok=True)
-        lock_fd = _lock_directory(self._path)
+        lock_fd = lock_directory(self._path)
         shard: qe.EdgeShard | None = None
         try:
             shard = self._load_or_create(wanted)
@@ -169,14 +165,14 @@ class EdgeVectorStore:
 
     def _load_or_create(self, wanted: common.StoreIdentity) -> qe.EdgeShard:
         identity_path, shard_path = self._path / IDENTITY_FILE, self._path / SHARD_DIR
-        stored = _read_identity(identity_path)
+        stored = read_identity(identity_path)
         if stored is not None:
             elsewhere = "set HYBRID_MEMORY_DATA_DIR to another directory"
             common.check_identity(stored, wanted, store=f"at {self._path}", elsewhere=elsewhere)
         config = _edge_config(wanted.dimension)
         if not (shard_path.is_dir() and any(shard_path.iterdir())):
             if stored is None:  # written before the shard, so no shard is ever without one
-                _write_identity(identity_path, wanted)
+                write_identity(identity_path, wanted)
             return qe.EdgeShard.create(str(shard_path), config)
         # Loading with our config makes Edge check that the stored vectors fit it.
         try:
@@ -193,7 +189,7 @@ class EdgeVectorStore:
             ) from exc
         if stored is None:
             logger.warning("memory store at %s had no %s; recording %s", self._path, IDENTITY_FILE, wanted)
-            _write_identity(identity_path, wanted)
+            write_identity(identity_path, wanted)
         return shard
 
     def _close_sync(self) -> None:
@@ -452,59 +448,3 @@ class EdgeVectorStore:
 
 
 # --- the directory lock and the identity file --------------------------------------------------
-
-
-def _lock_directory(path: Path) -> int:
-    """Take the store's exclusive lock; its file descriptor holds it until closed."""
-    lock_path = path / LOCK_FILE
-    # No O_TRUNC: a process that fails to get the lock must not wipe the owner's pid.
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        owner = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-        os.close(fd)
-        if owner == str(os.getpid()):
-            raise StoreLockedError(
-                f"The memory store at {path} is already open in this process (pid {owner}); "
-                "open it once and share the store."
-            ) from None
-        raise StoreLockedError(
-            f"The memory store at {path} is already in use by another hybrid-memory process "
-            f"(pid {owner}). Run one shared server (`hybrid-memory serve --transport http`) and "
-            "point every client at it, or set HYBRID_MEMORY_DATA_DIR to another directory."
-        ) from None
-    except OSError as exc:
-        os.close(fd)
-        raise BackendError(f"Could not lock the memory store at {path}: {exc}") from exc
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
-
-
-def _read_identity(path: Path) -> common.StoreIdentity | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise BackendError(f"Could not read {path}: {exc}. Restore it or move the store away.") from exc
-    identity = common.StoreIdentity.from_json(data)
-    if identity is None:
-        raise BackendError(f"{path} does not name a model and dimension. Restore it or move the store away.")
-    return identity
-
-
-def _write_identity(path: Path, identity: common.StoreIdentity) -> None:
-    # Written whole or not at all: a torn store.json would make the store unopenable.
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(identity.to_json(), f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
