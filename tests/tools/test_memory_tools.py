@@ -262,3 +262,19 @@ async def test_list_threads_pages_largest_first(server: MCPServer[Any]) -> None:
         }
         last = await call(client, "list_threads", limit=2, offset=first["next_offset"])
         assert last == {"threads": [{"thread_id": "small", "memories": 1}], "next_offset": None}
+
+
+async def test_a_reply_is_found_by_the_words_of_the_question_it_answers(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        messages = [
+            {"role": "user", "content": "Have you ever been to Lisbon?", "id": "q"},
+            {"role": "assistant", "content": "Yes, last May, for a week.", "id": "a"},
+            {"role": "user", "content": "I prefer mountains to beaches.", "id": "other"},
+        ]
+        await call(client, "remember_thread", thread_id="trip", messages=messages)
+        hits = await call(client, "recall_memory", query="Lisbon trip", limit=3)
+        by_id = {r["message_id"]: r for r in hits["results"]}
+        assert list(by_id)[:2] == ["q", "a"]
+        # the reply never says "Lisbon": the context channel (its text with the question) finds it
+        assert "context" in by_id["a"]["channels"]
+        assert "keyword" not in by_id["a"]["channels"]
