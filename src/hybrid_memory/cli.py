@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
     _add_eval_parser(sub)
     _add_cleanup_parser(sub)
+    _add_stats_parser(sub)
     _add_transfer_parsers(sub)
     return parser
 
@@ -116,6 +117,26 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         f"{same['memory']}/{same['note']}/{same['link']} (memories/notes/links); "
         f"{result.embedded} memories embedded, {result.indexed_notes} notes indexed"
     )
+    return 0
+
+
+def _add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    stats = sub.add_parser("stats", help="print the project's memory statistics as JSON")
+    stats.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    stats.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
+
+
+def _stats(settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.server.app import open_app
+
+    async def run() -> str:
+        async with open_app(settings) as app:
+            return (await app.service.lifecycle.stats(app.scope)).model_dump_json(indent=2)
+
+    # A client-side command: its report belongs on stdout.
+    print(anyio.run(run))
     return 0
 
 
@@ -261,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args, settings)
         elif args.command == "cleanup":
             return _cleanup(args, settings)
+        elif args.command == "stats":
+            return _stats(settings)
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:

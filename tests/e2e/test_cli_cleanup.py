@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -26,28 +27,24 @@ LIMITS = {
 }
 
 
-def cleanup(data_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_MEMORY_", "QDRANT_", "NEO4J_"))}
-    env.update(LIMITS, HYBRID_MEMORY_EMBEDDING_MODEL_PATH=str(model_dir()))
+def hybrid_memory(command: str, data_dir: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``hybrid-memory COMMAND`` on ``data_dir`` for project ``test``, with extra environment."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_MEMORY_", "QDRANT_", "NEO4J_"))}
+    clean.update(env, HYBRID_MEMORY_EMBEDDING_MODEL_PATH=str(model_dir()))
+    argv = [sys.executable, "-m", "hybrid_memory", command, "--data-dir", str(data_dir), "--project", "test"]
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hybrid_memory",
-            "cleanup",
-            "--data-dir",
-            str(data_dir),
-            "--project",
-            "test",
-            *flags,
-        ],
-        env=env,
+        [*argv, *flags],
+        env=clean,
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+def cleanup(data_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return hybrid_memory("cleanup", data_dir, *flags, **LIMITS)
 
 
 async def test_cleanup_command_previews_then_applies_retention_and_limits(
@@ -83,3 +80,16 @@ async def test_cleanup_command_previews_then_applies_retention_and_limits(
         stats = await app.service.lifecycle.stats(SCOPE)
         assert (stats.items, [k.count for k in stats.by_kind if k.kind.value == "summary"]) == (2, [1])
         assert (await app.service.lifecycle.preview(SCOPE, 10, None)).total == 0
+
+
+async def test_stats_command_prints_the_projects_counts_as_json(tmp_path: Path, embedder: Embedder) -> None:
+    data = tmp_path / "data"
+    messages = [MessageIn(role="user", content=f"Message number {i}.", id=f"m{i}") for i in range(3)]
+    async with open_app(make_settings(data), embedder) as app:
+        await app.service.remember_thread(SCOPE, "t", messages)
+
+    done = hybrid_memory("stats", data)
+    assert done.returncode == 0, done.stderr
+    stats = json.loads(done.stdout)
+    assert (stats["project"], stats["items"]) == ("test", 3)
+    assert {k["kind"]: k["count"] for k in stats["by_kind"]}["message"] == 3
