@@ -278,3 +278,21 @@ async def test_a_reply_is_found_by_the_words_of_the_question_it_answers(server: 
         # the reply never says "Lisbon": the context channel (its text with the question) finds it
         assert "context" in by_id["a"]["channels"]
         assert "keyword" not in by_id["a"]["channels"]
+
+
+async def test_linked_notes_join_recall_but_respect_its_filters(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        fact = await call(
+            client, "create_note", content="The billing service runs on PostgreSQL 16.", type="fact"
+        )
+        decision = await call(
+            client, "create_note", content="Adopt logical replication next quarter.", type="decision"
+        )
+        await call(client, "create_link", from_id=decision["id"], to_id=fact["id"], relation="relates_to")
+
+        anything = await call(client, "recall_memory", query="billing PostgreSQL", kinds=["note"], limit=5)
+        assert [r["id"] for r in anything["results"]] == [fact["id"], decision["id"]]
+
+        # Only the graph's neighbour channel reaches the decision now, and the filter keeps it out.
+        facts = await call(client, "recall_memory", query="billing PostgreSQL", note_types=["fact"], limit=5)
+        assert [r["id"] for r in facts["results"]] == [fact["id"]]

@@ -137,7 +137,7 @@ class Recaller:
             fused = self._fuse(channels)
         fused = await self._add_adjacent(fused, memories, flt)
 
-        await self._resolve(scope, fused, memories, notes, skipped)
+        await self._resolve(scope, flt, fused, memories, notes, skipped)
         candidates = [f for f in fused if f.id in memories and self._admissible(memories[f.id], now, options)]
         ranked = ranking.final_scores(
             candidates,
@@ -223,15 +223,21 @@ class Recaller:
     async def _resolve(
         self,
         scope: Scope,
+        flt: MemoryFilter,
         fused: list[ranking.Fused],
         memories: dict[str, Memory],
         notes: dict[str, Note],
         skipped: dict[str, str],
     ) -> None:
-        """Make sure every candidate has its Memory, and drop note memories whose note is gone."""
+        """Make sure every candidate has its Memory, and drop note memories whose note is gone.
+
+        Notes found by the graph (full text, links) are fetched through the query's own
+        filter, so a linked note of another type, tag, thread or date stays out.
+        """
         missing = [f.id for f in fused if f.id not in memories]
         if missing:
-            memories.update((m.id, m) for m in await self._vectors.get(scope, missing))
+            page, _ = await self._vectors.scroll(flt.model_copy(update={"ids": missing}), len(missing))
+            memories.update((m.id, m) for m in page)
         note_ids = [i for i, m in memories.items() if m.kind is MemoryKind.NOTE and i not in notes]
         if note_ids and "graph" not in skipped:
             try:
