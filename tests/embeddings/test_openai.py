@@ -12,10 +12,8 @@ import hashlib
 import json
 import math
 import socket
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import pytest
@@ -23,6 +21,7 @@ import pytest
 from hybrid_memory.embeddings import OpenAIEmbedder, build_embedder, chunk_text
 from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.settings import EmbeddingSettings
+from tests.local_http import JsonHandler, LocalApiServer, serving, silent_url
 
 DIMENSION = 8
 MODEL = "test-embed"
@@ -39,21 +38,16 @@ def unit(vector: list[float]) -> list[float]:
     return [value / norm for value in vector]
 
 
-class EmbeddingsServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class EmbeddingsServer(LocalApiServer):
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), EmbeddingsHandler)
-        self.requests: list[dict[str, Any]] = []
+        super().__init__(EmbeddingsHandler)
         self.failed_once: set[str] = set()
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
-
-class EmbeddingsHandler(BaseHTTPRequestHandler):
+class EmbeddingsHandler(JsonHandler):
     server: EmbeddingsServer
+    # Lets the client's retries (on 500) run without its default half-second backoff.
+    extra_headers: ClassVar[dict[str, str]] = {"retry-after-ms": "1"}
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -80,30 +74,11 @@ class EmbeddingsHandler(BaseHTTPRequestHandler):
             usage = {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}
             self._reply(200, {"object": "list", "data": data[::-1], "model": model, "usage": usage})
 
-    def _reply(self, status: int, payload: dict[str, Any]) -> None:
-        encoded = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(encoded)))
-        # Lets the client's retries (on 500) run without its default half-second backoff.
-        self.send_header("retry-after-ms", "1")
-        self.end_headers()
-        self.wfile.write(encoded)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the requests are recorded on the server instead."""
-
 
 @pytest.fixture
 def server() -> Iterator[EmbeddingsServer]:
-    server = EmbeddingsServer()
-    # A short poll interval makes shutdown() return at once instead of after half a second.
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    with serving(EmbeddingsServer()) as running:
+        yield running
 
 
 @pytest.fixture
@@ -116,11 +91,8 @@ def closed_port_url() -> str:
 
 @pytest.fixture
 def silent_server_url() -> Iterator[str]:
-    """A port that accepts connections (the kernel's backlog) but never answers."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(8)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    with silent_url() as url:
+        yield url
 
 
 def make_embedder(base_url: str, **options: Any) -> OpenAIEmbedder:

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +24,9 @@ from mcp_types import CreateMessageRequestParams, CreateMessageResult, ErrorData
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.server import build_server
 from hybrid_memory.settings import LifecycleSettings
+from tests import local_http
 from tests.conftest import make_settings
+from tests.local_http import JsonHandler, LocalApiServer, serving
 from tests.tools.helpers import call
 
 SAMPLED = "The user counted messages zero and one; nothing else of note."
@@ -194,21 +193,14 @@ async def test_a_declined_sampling_request_fails_the_call_from_2026_07_28(
 # --- a configured OpenAI-compatible model -----------------------------------------------------
 
 
-class ChatServer(ThreadingHTTPServer):
+class ChatServer(LocalApiServer):
     """POST /v1/chat/completions: ``summarizer`` answers MODEL_SUMMARY, ``broken`` HTTP 500."""
 
-    daemon_threads = True
-
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), ChatHandler)
-        self.requests: list[dict[str, Any]] = []
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+        super().__init__(ChatHandler)
 
 
-class ChatHandler(BaseHTTPRequestHandler):
+class ChatHandler(JsonHandler):
     server: ChatServer
 
     def do_POST(self) -> None:
@@ -238,36 +230,17 @@ class ChatHandler(BaseHTTPRequestHandler):
                 },
             )
 
-    def _reply(self, status: int, payload: dict[str, Any]) -> None:
-        encoded = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(encoded)))
-        self.end_headers()
-        self.wfile.write(encoded)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the requests are recorded on the server instead."""
-
 
 @pytest.fixture
 def chat() -> Iterator[ChatServer]:
-    server = ChatServer()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    with serving(ChatServer()) as running:
+        yield running
 
 
 @pytest.fixture
 def silent_url() -> Iterator[str]:
-    """A port that accepts connections (the kernel's backlog) but never answers."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(8)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    with local_http.silent_url() as url:
+        yield url
 
 
 def with_model(
