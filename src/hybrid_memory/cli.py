@@ -152,7 +152,7 @@ def _add_cleanup_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 def _cleanup(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
-    from hybrid_memory.lifecycle_models import CleanupResult, PreviewItem
+    from hybrid_memory.models import CleanupResult, PreviewItem
     from hybrid_memory.server.app import open_app
 
     async def run() -> tuple[list[PreviewItem], bool, CleanupResult | None]:

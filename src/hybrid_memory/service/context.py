@@ -16,8 +16,15 @@ from hybrid_memory import ranking
 from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError
-from hybrid_memory.lifecycle_models import ContextItem, MemoryContext
-from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, RecallResult, Scope
+from hybrid_memory.models import (
+    ContextItem,
+    Memory,
+    MemoryContext,
+    MemoryFilter,
+    MemoryKind,
+    RecallResult,
+    Scope,
+)
 from hybrid_memory.service.recall import RecallOptions
 
 MAX_CORE = 100

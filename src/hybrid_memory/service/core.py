@@ -16,12 +16,12 @@ from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
-from hybrid_memory.lifecycle_models import MemoryContext, TaskResult
 from hybrid_memory.models import (
     Direction,
     ForgetResult,
     Link,
     Memory,
+    MemoryContext,
     MemoryFilter,
     MemoryKind,
     MemoryRecord,
@@ -33,6 +33,7 @@ from hybrid_memory.models import (
     Relation,
     RememberResult,
     Scope,
+    TaskResult,
     ThreadList,
 )
 from hybrid_memory.service import _validate

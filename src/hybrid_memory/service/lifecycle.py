@@ -18,21 +18,27 @@ from datetime import datetime, timedelta
 
 import anyio
 
-from hybrid_memory import eviction
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
-from hybrid_memory.lifecycle_models import (
+from hybrid_memory.models import (
     CleanupResult,
     ForgetPreview,
     KindStats,
     LimitsInfo,
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryRecord,
     MemoryStats,
+    NoteFilter,
     PinResult,
     PreviewItem,
+    Scope,
+    utcnow,
 )
-from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, MemoryRecord, NoteFilter, Scope, utcnow
-from hybrid_memory.redaction import redact
+from hybrid_memory.service import eviction
+from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)

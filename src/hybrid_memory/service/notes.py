@@ -31,9 +31,9 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.redaction import redact
 from hybrid_memory.service import _validate
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.service.redaction import redact
 
 Records = Callable[[Sequence[Memory], list[list[float]] | None], Awaitable[list[MemoryRecord]]]
 """Embed memories into vector-store records; the dense vectors when already known."""

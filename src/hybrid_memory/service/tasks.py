@@ -6,8 +6,8 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from hybrid_memory.models import Memory, MemoryKind, Scope, utcnow
-from hybrid_memory.redaction import redact
 from hybrid_memory.service import _validate
+from hybrid_memory.service.redaction import redact
 
 
 def task_memory(

@@ -27,9 +27,9 @@ from hybrid_memory.models import (
     ThreadList,
     utcnow,
 )
-from hybrid_memory.redaction import redact
 from hybrid_memory.service import _validate
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import Settings
 
 REMEMBERED_ROLES = frozenset({"user", "assistant"})

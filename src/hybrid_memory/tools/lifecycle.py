@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from hybrid_memory.lifecycle_models import (
+from hybrid_memory.models import (
     CleanupResult,
     ForgetPreview,
     MemoryContext,

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from hybrid_memory.models import MemoryKind
+from hybrid_memory.models.domain import MemoryKind
 
 
 class PinResult(BaseModel):

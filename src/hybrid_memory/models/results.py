@@ -1,0 +1,112 @@
+"""What the use cases take and give: the tools return these as structured output."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hybrid_memory.models.domain import MemoryKind, Note, NoteType
+
+
+class ContentBlock(BaseModel):
+    """One block of a message in the Anthropic / OpenAI style; only ``text`` blocks are remembered."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    text: str | None = None
+
+
+class MessageIn(BaseModel):
+    """A message of a thread as the client sends it."""
+
+    role: str = Field(description="user, assistant (remembered); system, tool, ... (skipped)")
+    content: str | list[ContentBlock] = Field(
+        description="The text, or content blocks of which only type=text blocks are kept"
+    )
+    id: str | None = Field(
+        default=None,
+        description="Your id for the message; recall returns it as message_id. "
+        "Default: a hash of role and text.",
+    )
+    created_at: datetime | None = Field(default=None, description="ISO 8601; default: now")
+
+
+class RememberResult(BaseModel):
+    thread_id: str
+    stored: int = Field(description="messages stored or updated now")
+    unchanged: int = Field(description="messages already remembered with the same text")
+    skipped: int = Field(description="messages or blocks left out: other roles, tool calls, thinking, empty")
+    chunks: int = Field(description="memories written (long messages are split into overlapping chunks)")
+    memory_ids: list[str] = Field(
+        description="ids of every memory of the given messages, stored or unchanged"
+    )
+    skipped_reasons: dict[str, int] = Field(default_factory=dict)
+    redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    evicted: int = Field(default=0, description="older memories evicted to stay within the project's limits")
+
+
+class RecallHit(BaseModel):
+    id: str = Field(
+        description="memory id; for a note, the note id (usable with create_link / get_linked_notes)"
+    )
+    kind: MemoryKind
+    text: str
+    score: float = Field(description="final score, 0..1, higher is better")
+    thread_id: str | None = None
+    message_id: str | None = None
+    role: str | None = None
+    note_type: NoteType | None = None
+    tags: list[str] = Field(default_factory=list)
+    importance: float | None = None
+    created_at: datetime
+    valid_to: datetime | None = None
+    chunk_index: int = 0
+    channels: list[str] = Field(description="which channels found it: dense, keyword, graph, neighbour")
+    ranks: dict[str, int] = Field(description="its 1-based rank in each channel")
+    relevance: float = Field(description="fused relevance 0..1 before recency and importance")
+    recency: float
+    pinned: bool = False
+
+
+class RecallResult(BaseModel):
+    query: str
+    results: list[RecallHit]
+    skipped_channels: dict[str, str] = Field(
+        default_factory=dict, description="channels that could not answer, with the reason"
+    )
+
+
+class ThreadInfo(BaseModel):
+    thread_id: str
+    memories: int
+
+
+class ThreadList(BaseModel):
+    threads: list[ThreadInfo]
+    next_offset: int | None = Field(default=None, description="offset of the next page; null on the last")
+
+
+class ForgetResult(BaseModel):
+    deleted_memories: int
+    deleted_notes: int
+    ids: list[str] = Field(description="deleted ids (at most 500 are listed)")
+    more_ids: int = Field(default=0, description="deleted ids not listed")
+
+
+class NoteResult(Note):
+    """A note as create_note / update_note return it."""
+
+    duplicate: bool = Field(
+        default=False,
+        description="true: a live note with almost the same content existed; this is that note, "
+        "nothing new was stored (pass force=true to store anyway)",
+    )
+    similarity: float | None = Field(
+        default=None, description="cosine similarity to the existing note when duplicate"
+    )
+    redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    pinned: bool = False
+    private: bool = False
+    expires_at: datetime | None = None
