@@ -24,9 +24,9 @@ SDK reads their ``Annotated[..., Resolve(...)]`` annotations as objects.
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, Resolve, Sample
+from mcp.server.mcpserver import Resolve, Sample
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types import (
@@ -42,7 +42,8 @@ from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.models import MessageIn, NoteType
 from hybrid_memory.service import summary
 from hybrid_memory.service.lifecycle import Summarizer, SummaryRequest
-from hybrid_memory.tools._common import SessionScope, app
+from hybrid_memory.tools._common import SessionScope
+from hybrid_memory.tools.context import AppCtx, app
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ INPUT_REQUIRED_VERSION = "2026-07-28"
 Plan = Callable[..., Awaitable[SummaryRequest | None]]
 
 
-def can_sample(ctx: Context[Any, Any]) -> bool:
+def can_sample(ctx: AppCtx) -> bool:
     capabilities = ctx.client_capabilities
     return capabilities is not None and capabilities.sampling is not None
 
@@ -71,7 +72,7 @@ def summary_resolver(plan: Plan) -> Resolve:
     """The ``Resolve`` of a tool's ``summary`` parameter, given the tool's dry run ``plan``."""
 
     async def ask(
-        ctx: Context[Any, Any], request: Annotated[SummaryRequest | None, Resolve(plan)]
+        ctx: AppCtx, request: Annotated[SummaryRequest | None, Resolve(plan)]
     ) -> Sample | CreateMessageResult | None:
         if request is None:
             return None
@@ -110,7 +111,7 @@ def summary_resolver(plan: Plan) -> Resolve:
 
 
 async def _thread_plan(
-    ctx: Context[Any, Any],
+    ctx: AppCtx,
     scope: SessionScope,
     thread_id: str,
     messages: list[MessageIn],
@@ -128,7 +129,7 @@ async def _thread_plan(
 
 
 async def _note_plan(
-    ctx: Context[Any, Any],
+    ctx: AppCtx,
     scope: SessionScope,
     content: str,
     type: NoteType,
@@ -158,7 +159,7 @@ async def _note_plan(
 
 
 async def _task_plan(
-    ctx: Context[Any, Any],
+    ctx: AppCtx,
     scope: SessionScope,
     description: str,
     outcome: str,
@@ -185,7 +186,7 @@ async def _task_plan(
         return None
 
 
-async def _cleanup_plan(ctx: Context[Any, Any], scope: SessionScope) -> SummaryRequest | None:
+async def _cleanup_plan(ctx: AppCtx, scope: SessionScope) -> SummaryRequest | None:
     if not can_sample(ctx):
         return None
     try:
