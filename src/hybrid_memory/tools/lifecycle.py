@@ -15,7 +15,7 @@ from hybrid_memory.models import (
     TaskResult,
 )
 from hybrid_memory.tools._common import SessionScope
-from hybrid_memory.tools._sampling import CleanupSummary, TaskSummary
+from hybrid_memory.tools._sampling import CleanupSummary, TaskWrite
 from hybrid_memory.tools.context import AppCtx, app
 
 MemoryId = Annotated[str, Field(description="A memory or note id (from recall_memory or create_note)")]
@@ -62,7 +62,7 @@ async def record_task(
     success: Annotated[bool, Field(description="Whether it worked")],
     ctx: AppCtx,
     scope: SessionScope,
-    summary: TaskSummary,
+    write: TaskWrite,
     thread_id: Annotated[str | None, Field(description="The conversation it happened in")] = None,
     tags: Annotated[list[str], Field(max_length=32, description="Short labels")] = [],  # noqa: B006
     private: Annotated[bool, Field(description="Keep it out of exports")] = False,
@@ -75,17 +75,8 @@ async def record_task(
     Stored as a `task` memory tagged `task` and `success` or `failure`; find them with
     recall_memory(kinds=['task']).
     """
-    return await app(ctx).service.record_task(
-        scope,
-        description=description,
-        outcome=outcome,
-        success=success,
-        thread_id=thread_id,
-        tags=tags,
-        private=private,
-        retention_days=retention_days,
-        summarizer=summary,
-    )
+    # The arguments above reach the service as write.command, a TaskDraft the SDK builds from them.
+    return await app(ctx).service.record_task(scope, write.command, summarizer=write.summarizer)
 
 
 async def forget_preview(

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from hybrid_memory.models import Direction, Link, Neighbourhood, NoteResult, NoteType, Relation
 from hybrid_memory.tools._common import SessionScope
-from hybrid_memory.tools._sampling import NoteSummary
+from hybrid_memory.tools._sampling import NoteWrite
 from hybrid_memory.tools.context import AppCtx, app
 
 Importance = Annotated[float | None, Field(ge=0.0, le=1.0, description="0 (trivial) to 1 (crucial)")]
@@ -19,7 +19,7 @@ async def create_note(
     type: Annotated[NoteType, Field(description="fact, preference, decision, insight, question or concept")],
     ctx: AppCtx,
     scope: SessionScope,
-    summary: NoteSummary,
+    write: NoteWrite,
     tags: Annotated[list[str], Field(description="Short labels for filtering")] = [],  # noqa: B006
     importance: Importance = None,
     thread_id: Annotated[str | None, Field(description="The conversation it came from")] = None,
@@ -44,18 +44,8 @@ async def create_note(
     "relates_to")), and get_linked_notes(entity_id) returns everything known about it.
     Secrets are redacted before storing (`redacted` counts them).
     """
-    return await app(ctx).service.create_note(
-        scope,
-        content=content,
-        type=type,
-        tags=tags,
-        importance=importance,
-        thread_id=thread_id,
-        force=force,
-        private=private,
-        retention_days=retention_days,
-        summarizer=summary,
-    )
+    # The arguments above reach the service as write.command, a NoteDraft the SDK builds from them.
+    return await app(ctx).service.create_note(scope, write.command, summarizer=write.summarizer)
 
 
 async def update_note(

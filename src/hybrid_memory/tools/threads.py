@@ -8,7 +8,7 @@ from pydantic import Field
 
 from hybrid_memory.models import MessageIn, RememberResult, ThreadList
 from hybrid_memory.tools._common import SessionScope
-from hybrid_memory.tools._sampling import ThreadSummary
+from hybrid_memory.tools._sampling import ThreadWrite
 from hybrid_memory.tools.context import AppCtx, app
 
 
@@ -22,7 +22,7 @@ async def remember_thread(
     ],
     ctx: AppCtx,
     scope: SessionScope,
-    summary: ThreadSummary,
+    write: ThreadWrite,
     private: Annotated[bool, Field(description="Keep these messages out of exports")] = False,
     retention_days: Annotated[
         float | None, Field(gt=0, le=36500, description="Delete them after this many days")
@@ -38,14 +38,8 @@ async def remember_thread(
     stored; `redacted` says how many. When the project has limits, the oldest or least
     used memories are summarised and evicted; `evicted` says how many.
     """
-    return await app(ctx).service.remember_thread(
-        scope,
-        thread_id,
-        messages,
-        private=private,
-        retention_days=retention_days,
-        summarizer=summary,
-    )
+    # The arguments above reach the service as write.command, a ThreadDraft the SDK builds from them.
+    return await app(ctx).service.remember_thread(scope, write.command, summarizer=write.summarizer)
 
 
 async def list_threads(
