@@ -38,7 +38,7 @@ from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.evaluation.locomo import percentile
 from hybrid_memory.models import MemoryFilter, MessageIn, Scope
-from hybrid_memory.service import MemoryService, RecallOptions
+from hybrid_memory.service import MemoryService, RecallOptions, ThreadDraft
 from hybrid_memory.settings import load_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -204,7 +204,9 @@ async def bench(sizes: Sequence[int], n_queries: int) -> dict[str, Any]:
                     while stored < size:
                         messages = synthetic_thread(rng, threads)
                         started = perf_counter()
-                        result = await service.remember_thread(scope, f"thread-{threads}", messages)
+                        result = await service.remember_thread(
+                            scope, ThreadDraft(f"thread-{threads}", messages)
+                        )
                         calls.append(perf_counter() - started)
                         stored += result.chunks
                         threads += 1

@@ -36,7 +36,7 @@ from hybrid_memory.models import (
     Relation,
     Scope,
 )
-from hybrid_memory.service import MemoryService
+from hybrid_memory.service import MemoryService, NoteDraft, ThreadDraft
 from hybrid_memory.settings import Neo4jSettings, Settings
 from hybrid_memory.transfer import ImportFileError, export_file, import_file
 from tests.conftest import REPO, make_settings, model_dir
@@ -88,13 +88,21 @@ async def source(tmp_path: Path, embedder: Embedder) -> Settings:
             MessageIn(role="user", content="We picked Postgres for the ledger.", id="m1", created_at=T0),
             MessageIn(role="assistant", content="Noted: Postgres, with nightly backups.", id="m2"),
         ]
-        await service.remember_thread(SCOPE, "thread-1", messages)
-        a = await service.create_note(SCOPE, content="Ledger runs on Postgres", type=NoteType.DECISION)
-        b = await service.create_note(SCOPE, content="Backups run nightly", type=NoteType.FACT, tags=["ops"])
+        await service.remember_thread(SCOPE, ThreadDraft("thread-1", messages))
+        a = await service.create_note(
+            SCOPE, NoteDraft(content="Ledger runs on Postgres", type=NoteType.DECISION)
+        )
+        b = await service.create_note(
+            SCOPE, NoteDraft(content="Backups run nightly", type=NoteType.FACT, tags=["ops"])
+        )
         await service.create_link(SCOPE, from_id=b.id, to_id=a.id, relation=Relation.SUPPORTS, strength=0.5)
         await service.create_link(SCOPE, from_id=a.id, to_id=b.id, relation=Relation.SUPERSEDES)
-        c = await service.create_note(OTHER, content="Side project uses SQLite", type=NoteType.FACT)
-        d = await service.create_note(OTHER, content="SQLite is enough here", type=NoteType.INSIGHT)
+        c = await service.create_note(
+            OTHER, NoteDraft(content="Side project uses SQLite", type=NoteType.FACT)
+        )
+        d = await service.create_note(
+            OTHER, NoteDraft(content="SQLite is enough here", type=NoteType.INSIGHT)
+        )
         await service.create_link(OTHER, from_id=d.id, to_id=c.id, relation=Relation.EXTENDS)
         full = Memory(
             id=str(uuid.uuid4()),

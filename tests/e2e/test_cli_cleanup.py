@@ -14,6 +14,7 @@ import pytest
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import MessageIn, Scope
 from hybrid_memory.server.app import open_app
+from hybrid_memory.service import ThreadDraft
 from hybrid_memory.settings import LifecycleSettings
 from tests.conftest import REPO, make_settings, model_dir
 
@@ -56,7 +57,7 @@ async def test_cleanup_command_previews_then_applies_retention_and_limits(
     messages[0] = messages[0].model_copy(update={"created_at": old})
     # Stored without limits, as before the limits were configured.
     async with open_app(make_settings(data), embedder) as app:
-        ids = (await app.service.remember_thread(SCOPE, "t", messages)).memory_ids
+        ids = (await app.service.remember_thread(SCOPE, ThreadDraft("t", messages))).memory_ids
 
     dry = cleanup(data, "--dry-run")
     assert dry.returncode == 0, dry.stderr
@@ -86,7 +87,7 @@ async def test_stats_command_prints_the_projects_counts_as_json(tmp_path: Path, 
     data = tmp_path / "data"
     messages = [MessageIn(role="user", content=f"Message number {i}.", id=f"m{i}") for i in range(3)]
     async with open_app(make_settings(data), embedder) as app:
-        await app.service.remember_thread(SCOPE, "t", messages)
+        await app.service.remember_thread(SCOPE, ThreadDraft("t", messages))
 
     done = hybrid_memory("stats", data)
     assert done.returncode == 0, done.stderr

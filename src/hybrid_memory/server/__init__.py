@@ -1,5 +1,6 @@
 """The MCP server: construction and transports."""
 
-from hybrid_memory.server.app import AppContext, build_server, open_app
+from hybrid_memory.server.app import build_server, open_app
+from hybrid_memory.tools.context import AppContext
 
 __all__ = ["AppContext", "build_server", "open_app"]

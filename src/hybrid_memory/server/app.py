@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -19,6 +18,7 @@ from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
 from hybrid_memory.tools import register_tools
+from hybrid_memory.tools.context import AppContext
 
 logger = logging.getLogger(__name__)
 
@@ -28,17 +28,6 @@ on earlier sessions (the user's preferences, decisions, facts, past work). Call 
 end of a conversation (or every few turns) with its user and assistant messages. Distil durable knowledge
 into typed notes with create_note and connect them with create_link; get_linked_notes walks from a note
 to what is known around it. forget deletes a memory, a note, or a whole thread."""
-
-
-@dataclass(frozen=True)
-class AppContext:
-    """What every tool receives through ``ctx.request_context.lifespan_context``."""
-
-    service: MemoryService
-    scope: Scope
-    """The configured scope; without HYBRID_MEMORY_PROJECT its project is ``default``."""
-    project_from_roots: bool = False
-    """No project configured: each session's project comes from the client's first MCP root."""
 
 
 @asynccontextmanager

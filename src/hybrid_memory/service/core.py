@@ -25,7 +25,6 @@ from hybrid_memory.models import (
     MemoryFilter,
     MemoryKind,
     MemoryRecord,
-    MessageIn,
     Neighbourhood,
     NoteResult,
     NoteType,
@@ -37,13 +36,14 @@ from hybrid_memory.models import (
     ThreadList,
 )
 from hybrid_memory.service import _validate
+from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
-from hybrid_memory.service.notes import Notes
+from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.service.notes import NotePlan, Notes
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.service.summary import build_summarizer
-from hybrid_memory.service.tasks import task_memory
-from hybrid_memory.service.threads import Threads
+from hybrid_memory.service.tasks import TaskPlan, task_memory
+from hybrid_memory.service.threads import ThreadPlan, Threads
 from hybrid_memory.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -133,53 +133,40 @@ class MemoryService:
 
     # --- threads ---------------------------------------------------------------------
 
+    async def plan_thread(self, scope: Scope, draft: ThreadDraft) -> DryRun[ThreadPlan]:
+        """Dry run of remember_thread: its prepared memories and what its eviction would summarise."""
+        plan = self._threads.prepare(scope, draft)
+        if not self.lifecycle.summarizes:
+            return DryRun(plan, None)
+        adding = await self._threads.changed(scope, plan)
+        return DryRun(plan, await self.lifecycle.summary_request(scope, adding) if adding else None)
+
     async def remember_thread(
-        self,
-        scope: Scope,
-        thread_id: str,
-        messages: Sequence[MessageIn],
-        *,
-        private: bool = False,
-        retention_days: float | None = None,
-        summarizer: Summarizer | None = None,
+        self, scope: Scope, thread: ThreadDraft | ThreadPlan, *, summarizer: Summarizer | None = None
     ) -> RememberResult:
         """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
-        return await self._threads.remember(
-            scope, thread_id, messages, private=private, retention_days=retention_days, summarizer=summarizer
-        )
+        plan = self._threads.prepare(scope, thread) if isinstance(thread, ThreadDraft) else thread
+        return await self._threads.remember(scope, plan, summarizer)
 
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
         return await self._threads.list(scope, limit, offset)
 
     # --- notes and links (service/notes.py) -------------------------------------------
 
+    async def plan_note(self, scope: Scope, draft: NoteDraft) -> DryRun[NotePlan]:
+        """Dry run of create_note: the embedded note and what its eviction would summarise."""
+        plan = await self._notes.prepare(scope, draft)
+        if not self.lifecycle.summarizes:
+            return DryRun(plan, None)
+        memory = await self._notes.pending(scope, plan)
+        return DryRun(plan, None if memory is None else await self.lifecycle.summary_request(scope, [memory]))
+
     async def create_note(
-        self,
-        scope: Scope,
-        *,
-        content: str,
-        type: NoteType,
-        tags: Sequence[str] = (),
-        importance: float | None = None,
-        thread_id: str | None = None,
-        force: bool = False,
-        private: bool = False,
-        retention_days: float | None = None,
-        summarizer: Summarizer | None = None,
+        self, scope: Scope, note: NoteDraft | NotePlan, *, summarizer: Summarizer | None = None
     ) -> NoteResult:
         """A note in the graph and its searchable copy; a live near-duplicate is returned instead."""
-        return await self._notes.create(
-            scope,
-            content=content,
-            type=type,
-            tags=tags,
-            importance=importance,
-            thread_id=thread_id,
-            force=force,
-            private=private,
-            retention_days=retention_days,
-            summarizer=summarizer,
-        )
+        plan = await self._notes.prepare(scope, note) if isinstance(note, NoteDraft) else note
+        return await self._notes.create(scope, plan, summarizer)
 
     async def update_note(
         self,
@@ -281,113 +268,29 @@ class MemoryService:
 
     # --- tasks ---------------------------------------------------------------------------------
 
+    def _task(self, scope: Scope, task: TaskDraft | TaskPlan) -> TaskPlan:
+        if isinstance(task, TaskPlan):
+            return task
+        return task_memory(
+            scope, task, max_chars=self._settings.max_content_chars, count_tokens=self._embedder.count_tokens
+        )
+
+    async def plan_task(self, scope: Scope, draft: TaskDraft) -> DryRun[TaskPlan]:
+        """Dry run of record_task: its task memory and what its eviction would summarise."""
+        plan = self._task(scope, draft)
+        return DryRun(plan, await self.lifecycle.summary_request(scope, [plan.memory]))
+
     async def record_task(
-        self,
-        scope: Scope,
-        *,
-        description: str,
-        outcome: str,
-        success: bool,
-        thread_id: str | None = None,
-        tags: Sequence[str] = (),
-        private: bool = False,
-        retention_days: float | None = None,
-        summarizer: Summarizer | None = None,
+        self, scope: Scope, task: TaskDraft | TaskPlan, *, summarizer: Summarizer | None = None
     ) -> TaskResult:
         """A task outcome as a ``task`` memory: what was tried, what happened, whether it worked."""
-        memory, redacted = task_memory(
-            scope,
-            description=description,
-            outcome=outcome,
-            success=success,
-            thread_id=thread_id,
-            tags=tags,
-            private=private,
-            retention_days=retention_days,
-            max_chars=self._settings.max_content_chars,
-            count_tokens=self._embedder.count_tokens,
-        )
+        plan = self._task(scope, task)
+        memory = plan.memory
         await self._vectors.upsert(await self._records([memory]))
         evicted = await self.lifecycle.enforce(scope, summarizer)
-        return TaskResult(id=memory.id, text=memory.text, success=success, redacted=redacted, evicted=evicted)
-
-    # --- dry runs: what a write would have the eviction summarise --------------------------
-    # The tools ask these before a write, to have the summary written by the client's model.
-
-    async def thread_summary_request(
-        self,
-        scope: Scope,
-        thread_id: str,
-        messages: Sequence[MessageIn],
-        *,
-        private: bool = False,
-        retention_days: float | None = None,
-    ) -> SummaryRequest | None:
-        """What remember_thread with these arguments would evict and summarise; None: no summary."""
-        if not self.lifecycle.summarizes:
-            return None
-        write = await self._threads.plan(
-            scope, thread_id, messages, private=private, retention_days=retention_days
+        return TaskResult(
+            id=memory.id, text=memory.text, success=plan.success, redacted=plan.redacted, evicted=evicted
         )
-        return await self.lifecycle.summary_request(scope, write.to_write) if write.to_write else None
-
-    async def note_summary_request(
-        self,
-        scope: Scope,
-        *,
-        content: str,
-        type: NoteType,
-        tags: Sequence[str] = (),
-        importance: float | None = None,
-        thread_id: str | None = None,
-        force: bool = False,
-        private: bool = False,
-        retention_days: float | None = None,
-    ) -> SummaryRequest | None:
-        """What create_note with these arguments would evict and summarise; None: no summary."""
-        if not self.lifecycle.summarizes:
-            return None
-        memory = await self._notes.pending(
-            scope,
-            content=content,
-            type=type,
-            tags=tags,
-            importance=importance,
-            thread_id=thread_id,
-            force=force,
-            private=private,
-            retention_days=retention_days,
-        )
-        return None if memory is None else await self.lifecycle.summary_request(scope, [memory])
-
-    async def task_summary_request(
-        self,
-        scope: Scope,
-        *,
-        description: str,
-        outcome: str,
-        success: bool,
-        thread_id: str | None = None,
-        tags: Sequence[str] = (),
-        private: bool = False,
-        retention_days: float | None = None,
-    ) -> SummaryRequest | None:
-        """What record_task with these arguments would evict and summarise; None: no summary."""
-        if not self.lifecycle.summarizes:
-            return None
-        memory, _ = task_memory(
-            scope,
-            description=description,
-            outcome=outcome,
-            success=success,
-            thread_id=thread_id,
-            tags=tags,
-            private=private,
-            retention_days=retention_days,
-            max_chars=self._settings.max_content_chars,
-            count_tokens=self._embedder.count_tokens,
-        )
-        return await self.lifecycle.summary_request(scope, [memory])
 
     # --- maintenance ------------------------------------------------------------------------
 

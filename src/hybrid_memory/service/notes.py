@@ -32,6 +32,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import _validate
+from hybrid_memory.service.commands import NoteDraft
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 
@@ -45,13 +46,14 @@ NEAR_DUPLICATE_SIMILARITY = 0.95
 
 
 @dataclass(frozen=True)
-class _Draft:
+class NotePlan:
+    """What create_note stores for a draft: validated, redacted and embedded; nothing read or written."""
+
     note: Note
-    """The new note, or the live near-duplicate when ``similarity`` is set."""
     memory: Memory
     dense: list[float]
     redacted: int
-    similarity: float | None = None
+    force: bool
 
 
 class Notes:
@@ -142,111 +144,50 @@ class Notes:
                     return notes[0], hit.memory, hit.score
         return None
 
-    async def _draft(
-        self,
-        scope: Scope,
-        *,
-        content: str,
-        type: NoteType,
-        tags: Sequence[str],
-        importance: float | None,
-        thread_id: str | None,
-        force: bool,
-        private: bool,
-        retention_days: float | None,
-    ) -> _Draft:
-        """The note create_note would store, or the live near-duplicate it would return; writes nothing."""
+    async def prepare(self, scope: Scope, draft: NoteDraft) -> NotePlan:
+        """The note create_note would store for ``draft``: validates, redacts and embeds; writes nothing."""
         now = utcnow()
-        cleaned = redact(self._text(content, "content"))
-        expires_at = _validate.expiry(now, retention_days)
+        cleaned = redact(self._text(draft.content, "content"))
+        expires_at = _validate.expiry(now, draft.retention_days)
+        tags = _validate.tags(draft.tags)
+        thread_id = None if draft.thread_id is None else _validate.identifier(draft.thread_id, "thread_id")
         [dense] = await self._embedder.embed_documents([cleaned.text])
-        if not force:
-            found = await self._near_duplicate(scope, dense)
-            if found is not None:
-                existing, memory, similarity = found
-                return _Draft(existing, memory, dense, cleaned.count, similarity)
         note = Note(
             id=str(uuid.uuid4()),
             project=scope.project,
             user=scope.user,
             content=cleaned.text,
-            type=type,
-            tags=_validate.tags(tags),
-            importance=importance,
-            thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
+            type=draft.type,
+            tags=tags,
+            importance=draft.importance,
+            thread_id=thread_id,
             created=now,
             modified=now,
             valid_from=now,
         )
-        memory = self._memory(note, private=private, expires_at=expires_at)
-        return _Draft(note, memory, dense, cleaned.count)
+        memory = self._memory(note, private=draft.private, expires_at=expires_at)
+        return NotePlan(note, memory, dense, cleaned.count, draft.force)
 
-    async def pending(
-        self,
-        scope: Scope,
-        *,
-        content: str,
-        type: NoteType,
-        tags: Sequence[str] = (),
-        importance: float | None = None,
-        thread_id: str | None = None,
-        force: bool = False,
-        private: bool = False,
-        retention_days: float | None = None,
-    ) -> Memory | None:
-        """The memory :meth:`create` would add with these arguments; None for a near-duplicate."""
-        draft = await self._draft(
-            scope,
-            content=content,
-            type=type,
-            tags=tags,
-            importance=importance,
-            thread_id=thread_id,
-            force=force,
-            private=private,
-            retention_days=retention_days,
-        )
-        return None if draft.similarity is not None else draft.memory
+    async def _duplicate(self, scope: Scope, plan: NotePlan) -> tuple[Note, Memory, float] | None:
+        return None if plan.force else await self._near_duplicate(scope, plan.dense)
 
-    async def create(
-        self,
-        scope: Scope,
-        *,
-        content: str,
-        type: NoteType,
-        tags: Sequence[str] = (),
-        importance: float | None = None,
-        thread_id: str | None = None,
-        force: bool = False,
-        private: bool = False,
-        retention_days: float | None = None,
-        summarizer: Summarizer | None = None,
-    ) -> NoteResult:
+    async def pending(self, scope: Scope, plan: NotePlan) -> Memory | None:
+        """The memory :meth:`create` would add for ``plan``; None when it would return a near-duplicate."""
+        return None if await self._duplicate(scope, plan) is not None else plan.memory
+
+    async def create(self, scope: Scope, plan: NotePlan, summarizer: Summarizer | None = None) -> NoteResult:
         """A note in the graph and its searchable copy; a live near-duplicate is returned instead."""
-        draft = await self._draft(
-            scope,
-            content=content,
-            type=type,
-            tags=tags,
-            importance=importance,
-            thread_id=thread_id,
-            force=force,
-            private=private,
-            retention_days=retention_days,
-        )
-        if draft.similarity is not None:
+        found = await self._duplicate(scope, plan)
+        if found is not None:
+            existing, memory, similarity = found
             return self._result(
-                draft.note,
-                draft.memory,
-                duplicate=True,
-                similarity=round(draft.similarity, 4),
-                redacted=draft.redacted,
+                existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=plan.redacted
             )
-        await self._graph.upsert_note(draft.note)
-        await self._vectors.upsert(await self._records([draft.memory], [draft.dense]))
+        await self._graph.upsert_note(plan.note)
+        await self._vectors.upsert(await self._records([plan.memory], [plan.dense]))
         evicted = await self._lifecycle.enforce(scope, summarizer)
         del evicted  # the note itself may be among them only if every other memory is pinned
-        return self._result(draft.note, draft.memory, redacted=draft.redacted)
+        return self._result(plan.note, plan.memory, redacted=plan.redacted)
 
     async def update(
         self,

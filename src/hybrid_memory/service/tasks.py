@@ -3,32 +3,34 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from hybrid_memory.models import Memory, MemoryKind, Scope, utcnow
 from hybrid_memory.service import _validate
+from hybrid_memory.service.commands import TaskDraft
 from hybrid_memory.service.redaction import redact
 
 
-def task_memory(
-    scope: Scope,
-    *,
-    description: str,
-    outcome: str,
-    success: bool,
-    thread_id: str | None,
-    tags: Sequence[str],
-    private: bool,
-    retention_days: float | None,
-    max_chars: int,
-    count_tokens: Callable[[str], int],
-) -> tuple[Memory, int]:
+@dataclass(frozen=True)
+class TaskPlan:
     """The task memory record_task stores, and how many secrets were redacted from it."""
-    description = _validate.text(description, "description", max_chars)
-    outcome = _validate.text(outcome, "outcome", max_chars)
-    verdict = "succeeded" if success else "failed"
+
+    memory: Memory
+    redacted: int
+    success: bool
+
+
+def task_memory(
+    scope: Scope, draft: TaskDraft, *, max_chars: int, count_tokens: Callable[[str], int]
+) -> TaskPlan:
+    """The task memory record_task stores for ``draft``; validates, writes nothing."""
+    description = _validate.text(draft.description, "description", max_chars)
+    outcome = _validate.text(draft.outcome, "outcome", max_chars)
+    verdict = "succeeded" if draft.success else "failed"
     cleaned = redact(f"Task: {description}\nOutcome ({verdict}): {outcome}")
     now = utcnow()
+    thread_id = draft.thread_id
     memory = Memory(
         id=str(uuid.uuid4()),
         kind=MemoryKind.TASK,
@@ -36,12 +38,12 @@ def task_memory(
         project=scope.project,
         user=scope.user,
         thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
-        tags=_validate.tags([*tags, "task", "success" if success else "failure"]),
-        importance=0.6 if success else 0.7,
+        tags=_validate.tags([*draft.tags, "task", "success" if draft.success else "failure"]),
+        importance=0.6 if draft.success else 0.7,
         created_at=now,
         source="record_task",
         tokens=count_tokens(cleaned.text),
-        private=private,
-        expires_at=_validate.expiry(now, retention_days),
+        private=draft.private,
+        expires_at=_validate.expiry(now, draft.retention_days),
     )
-    return memory, cleaned.count
+    return TaskPlan(memory=memory, redacted=cleaned.count, success=draft.success)

@@ -10,7 +10,7 @@ import hashlib
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.embeddings.base import Embedder
@@ -28,6 +28,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import _validate
+from hybrid_memory.service.commands import ThreadDraft
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import Settings
@@ -79,12 +80,12 @@ def _identity(memory: Memory) -> tuple[object, ...]:
 
 
 @dataclass
-class ThreadWrite:
-    """What remembering a thread would store; computed without writing anything."""
+class ThreadPlan:
+    """What remembering a thread would store, before comparing it with the store; reads and writes nothing."""
 
     thread_id: str
-    to_write: list[Memory] = field(default_factory=list)
-    """New or changed memories, carrying over the pin and last access of the stored ones."""
+    planned: list[Memory] = field(default_factory=list)
+    """Every memory of the call's remembered messages, in order, chained and with their contexts."""
     per_message: list[list[str]] = field(default_factory=list)
     """The memory ids of each remembered message, in order."""
     skipped: dict[str, int] = field(default_factory=dict)
@@ -121,17 +122,43 @@ class Threads:
             overlap_tokens=self._settings.chunk_overlap_tokens,
         )
 
-    async def plan(
+    def _message_memories(
         self,
         scope: Scope,
+        draft: ThreadDraft,
         thread_id: str,
-        messages: Sequence[MessageIn],
-        *,
-        private: bool = False,
-        retention_days: float | None = None,
-    ) -> ThreadWrite:
-        """What :meth:`remember` would write; reads the store, writes nothing."""
-        write = ThreadWrite(thread_id=_validate.identifier(thread_id, "thread_id"))
+        message_id: str,
+        role: str,
+        text: str,
+        created: datetime,
+    ) -> list[Memory]:
+        """One remembered message as its chunks' memories."""
+        chunks = self._chunks(text)
+        return [
+            Memory(
+                id=memory_id(scope, thread_id, message_id, chunk_index),
+                kind=MemoryKind.MESSAGE,
+                text=chunk,
+                project=scope.project,
+                user=scope.user,
+                thread_id=thread_id,
+                message_id=message_id,
+                role=role,
+                chunk_index=chunk_index,
+                chunk_count=len(chunks),
+                created_at=created,
+                source="remember_thread",
+                tokens=self._embedder.count_tokens(chunk),
+                private=draft.private,
+                expires_at=_validate.expiry(created, draft.retention_days),
+            )
+            for chunk_index, chunk in enumerate(chunks)
+        ]
+
+    def prepare(self, scope: Scope, draft: ThreadDraft) -> ThreadPlan:
+        """The memories :meth:`remember` would store for ``draft``: validated, redacted, chunked."""
+        messages = draft.messages
+        write = ThreadPlan(thread_id=_validate.identifier(draft.thread_id, "thread_id"))
         if not messages:
             raise InvalidInputError(
                 "messages is empty. Pass the thread's messages as [{role, content}, ...]."
@@ -168,70 +195,44 @@ class Threads:
             seen_ids[message_id] = occurrence + 1
             if occurrence:
                 message_id = f"{message_id}#{occurrence}"
-            chunks = self._chunks(text)
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
-            ids = []
-            for chunk_index, chunk in enumerate(chunks):
-                mid = memory_id(scope, write.thread_id, message_id, chunk_index)
-                ids.append(mid)
-                planned.append(
-                    Memory(
-                        id=mid,
-                        kind=MemoryKind.MESSAGE,
-                        text=chunk,
-                        project=scope.project,
-                        user=scope.user,
-                        thread_id=write.thread_id,
-                        message_id=message_id,
-                        role=role,
-                        chunk_index=chunk_index,
-                        chunk_count=len(chunks),
-                        created_at=created,
-                        source="remember_thread",
-                        tokens=self._embedder.count_tokens(chunk),
-                        private=private,
-                        expires_at=_validate.expiry(created, retention_days),
-                    )
-                )
-            write.per_message.append(ids)
+            memories = self._message_memories(scope, draft, write.thread_id, message_id, role, text, created)
+            planned.extend(memories)
+            write.per_message.append([m.id for m in memories])
 
-        planned = _link_in_order(planned, write.contexts)
-        existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in planned])}
-        kept = ("pinned", "last_accessed_at")
-        write.to_write = [
-            m.model_copy(update={k: getattr(existing[m.id], k) for k in kept}) if m.id in existing else m
-            for m in planned
-            if m.id not in existing or _identity(existing[m.id]) != _identity(m)
-        ]
+        write.planned = _link_in_order(planned, write.contexts)
         return write
 
+    async def changed(self, scope: Scope, plan: ThreadPlan) -> list[Memory]:
+        """The planned memories new or changed against the store, keeping the stored pin and last access."""
+        existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in plan.planned])}
+        kept = ("pinned", "last_accessed_at")
+        return [
+            m.model_copy(update={k: getattr(existing[m.id], k) for k in kept}) if m.id in existing else m
+            for m in plan.planned
+            if m.id not in existing or _identity(existing[m.id]) != _identity(m)
+        ]
+
     async def remember(
-        self,
-        scope: Scope,
-        thread_id: str,
-        messages: Sequence[MessageIn],
-        *,
-        private: bool = False,
-        retention_days: float | None = None,
-        summarizer: Summarizer | None = None,
+        self, scope: Scope, plan: ThreadPlan, summarizer: Summarizer | None = None
     ) -> RememberResult:
-        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
-        write = await self.plan(scope, thread_id, messages, private=private, retention_days=retention_days)
-        if write.to_write:
-            await self._vectors.upsert(await self._records(write.to_write, None, write.contexts))
-        evicted = await self._lifecycle.enforce(scope, summarizer) if write.to_write else 0
-        changed = {m.id for m in write.to_write}
-        stored = sum(1 for ids in write.per_message if any(i in changed for i in ids))
+        """Store the plan's new or changed memories, then evict what the limits require."""
+        to_write = await self.changed(scope, plan)
+        if to_write:
+            await self._vectors.upsert(await self._records(to_write, None, plan.contexts))
+        evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
+        changed = {m.id for m in to_write}
+        stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))
         return RememberResult(
-            thread_id=write.thread_id,
+            thread_id=plan.thread_id,
             stored=stored,
-            unchanged=len(write.per_message) - stored,
-            skipped=sum(write.skipped.values()),
-            chunks=len(write.to_write),
-            memory_ids=[i for ids in write.per_message for i in ids],
-            skipped_reasons=write.skipped,
-            redacted=write.redacted,
+            unchanged=len(plan.per_message) - stored,
+            skipped=sum(plan.skipped.values()),
+            chunks=len(to_write),
+            memory_ids=[i for ids in plan.per_message for i in ids],
+            skipped_reasons=plan.skipped,
+            redacted=plan.redacted,
             evicted=evicted,
         )
 

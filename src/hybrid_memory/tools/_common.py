@@ -1,4 +1,4 @@
-"""What every tool module shares: the app context, annotations, and error translation."""
+"""What every tool module shares: the session scope, times, and error translation."""
 
 from __future__ import annotations
 
@@ -6,44 +6,26 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
-from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp.server.mcpserver import ListRoots, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ListRootsResult, ToolAnnotations
+from mcp_types import ListRootsResult
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
-
-if TYPE_CHECKING:
-    from hybrid_memory.server.app import AppContext
+from hybrid_memory.tools.context import AppCtx, app
 
 logger = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-READ_ONLY = ToolAnnotations(
-    readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
-)
-IDEMPOTENT_WRITE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
-DESTRUCTIVE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
-)
-
-
 MAX_PROJECT_CHARS = 128
 
 
-def app(ctx: Context[Any, Any]) -> AppContext:
-    return ctx.request_context.lifespan_context  # type: ignore[no-any-return]
-
-
-async def _ask_roots(ctx: Context[Any, Any]) -> ListRoots | None:
+async def _ask_roots(ctx: AppCtx) -> ListRoots | None:
     """Ask the client for its roots only when they decide the project and it can answer."""
     if not app(ctx).project_from_roots:
         return None
@@ -62,9 +44,7 @@ def project_from_roots(roots: ListRootsResult | None) -> str | None:
     return name[:MAX_PROJECT_CHARS] or None
 
 
-async def _session_scope(
-    ctx: Context[Any, Any], roots: Annotated[ListRootsResult | None, Resolve(_ask_roots)]
-) -> Scope:
+async def _session_scope(ctx: AppCtx, roots: Annotated[ListRootsResult | None, Resolve(_ask_roots)]) -> Scope:
     """HYBRID_MEMORY_PROJECT, else the client's first MCP root, else ``default``."""
     configured = app(ctx).scope
     project = project_from_roots(roots) if app(ctx).project_from_roots else None
@@ -80,8 +60,15 @@ def as_utc(value: datetime) -> datetime:
     return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
 
 
+ERRORS_MAPPED = "maps_tool_errors"
+"""The attribute :func:`tool_errors` sets on what it returns, so a test can see every tool has it."""
+
+
 def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Turn our errors into ``ToolError`` so their text reaches the model; the one place this happens."""
+    """Turn our errors into ``ToolError`` so their text reaches the model; the one place this happens.
+
+    ``register_tools`` applies it to every tool; tools never apply it themselves.
+    """
 
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -93,4 +80,5 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         except HybridMemoryError as exc:
             raise ToolError(str(exc) or type(exc).__name__) from exc
 
+    setattr(wrapper, ERRORS_MAPPED, True)
     return wrapper

@@ -1,9 +1,10 @@
 """Eviction summaries written by the MCP client's own model, through sampling.
 
-Each writing tool takes a ``summary`` parameter that resolvers fill, never the model.
-The client is asked only when it declared the sampling capability and a dry run of
-the write (``MemoryService.*_summary_request``) says the write would evict and
-summarise; every other call costs nothing. Then:
+Each writing tool takes a ``write`` parameter that resolvers fill, never the model:
+the tool's draft, or the plan of its dry run, with a summarizer. The client is asked
+only when it declared the sampling capability and the dry run of the write
+(``MemoryService.plan_*``) says the write would evict and summarise; the write then
+executes the dry run's plan, so nothing is prepared twice. Then:
 
 - protocol 2026-07-28 and later: the resolver returns ``Sample(...)``; the framework
   answers the call with an ``InputRequiredResult``, the client samples its model and
@@ -24,9 +25,10 @@ SDK reads their ``Annotated[..., Resolve(...)]`` annotations as objects.
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
 
-from mcp.server.mcpserver import Context, Resolve, Sample
+from mcp.server.mcpserver import Resolve, Sample
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types import (
@@ -39,10 +41,15 @@ from mcp_types import (
 from mcp_types.version import is_version_at_least
 
 from hybrid_memory.errors import HybridMemoryError
-from hybrid_memory.models import MessageIn, NoteType
-from hybrid_memory.service import summary
+from hybrid_memory.models import Scope
+from hybrid_memory.service import MemoryService, summary
+from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
 from hybrid_memory.service.lifecycle import Summarizer, SummaryRequest
-from hybrid_memory.tools._common import SessionScope, app
+from hybrid_memory.service.notes import NotePlan
+from hybrid_memory.service.tasks import TaskPlan
+from hybrid_memory.service.threads import ThreadPlan
+from hybrid_memory.tools._common import SessionScope
+from hybrid_memory.tools.context import AppCtx, app
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +57,13 @@ INPUT_REQUIRED_VERSION = "2026-07-28"
 """From this protocol version on, a tool cannot send a request mid-call; it answers InputRequiredResult."""
 
 Plan = Callable[..., Awaitable[SummaryRequest | None]]
+D = TypeVar("D")
+P = TypeVar("P")
+DryRunOf = Callable[[MemoryService, Scope, D], Awaitable[DryRun[P]]]
+"""A ``MemoryService.plan_*`` method: prepare a draft's write and say what it would evict."""
 
 
-def can_sample(ctx: Context[Any, Any]) -> bool:
+def can_sample(ctx: AppCtx) -> bool:
     capabilities = ctx.client_capabilities
     return capabilities is not None and capabilities.sampling is not None
 
@@ -71,7 +82,7 @@ def summary_resolver(plan: Plan) -> Resolve:
     """The ``Resolve`` of a tool's ``summary`` parameter, given the tool's dry run ``plan``."""
 
     async def ask(
-        ctx: Context[Any, Any], request: Annotated[SummaryRequest | None, Resolve(plan)]
+        ctx: AppCtx, request: Annotated[SummaryRequest | None, Resolve(plan)]
     ) -> Sample | CreateMessageResult | None:
         if request is None:
             return None
@@ -109,83 +120,49 @@ def summary_resolver(plan: Plan) -> Resolve:
     return Resolve(summarizer)
 
 
-async def _thread_plan(
-    ctx: Context[Any, Any],
-    scope: SessionScope,
-    thread_id: str,
-    messages: list[MessageIn],
-    private: bool,
-    retention_days: float | None,
-) -> SummaryRequest | None:
-    if not can_sample(ctx):
-        return None
-    try:
-        return await app(ctx).service.thread_summary_request(
-            scope, thread_id, messages, private=private, retention_days=retention_days
-        )
-    except HybridMemoryError:  # the tool body reports it
-        return None
+@dataclass(frozen=True)
+class Write(Generic[D, P]):
+    """What a writing tool hands the service: the dry run's plan when one ran, else the draft."""
+
+    command: D | P
+    summarizer: Summarizer | None
+    """The client model's eviction summary; None: the service's own fallbacks."""
 
 
-async def _note_plan(
-    ctx: Context[Any, Any],
-    scope: SessionScope,
-    content: str,
-    type: NoteType,
-    tags: list[str],
-    importance: float | None,
-    thread_id: str | None,
-    force: bool,
-    private: bool,
-    retention_days: float | None,
-) -> SummaryRequest | None:
-    if not can_sample(ctx):
-        return None
-    try:
-        return await app(ctx).service.note_summary_request(
-            scope,
-            content=content,
-            type=type,
-            tags=tags,
-            importance=importance,
-            thread_id=thread_id,
-            force=force,
-            private=private,
-            retention_days=retention_days,
-        )
-    except HybridMemoryError:
-        return None
+def write_resolver(draft_type: type[D], dry_run: DryRunOf[D, P]) -> Resolve:
+    """The ``Resolve`` of a writing tool's ``write`` parameter.
+
+    The draft is built once, by the SDK: ``draft_type`` itself is the resolver, and
+    its fields, named like the tool's arguments, are filled by name. With a client
+    that can sample, ``dry_run`` prepares the write and says what it would evict;
+    the write then executes that plan rather than preparing it again.
+    """
+    draft_resolve = Resolve(draft_type)
+
+    async def plan(
+        ctx: AppCtx, scope: SessionScope, draft: Annotated[Any, draft_resolve]
+    ) -> DryRun[P] | None:
+        if not can_sample(ctx):
+            return None
+        try:
+            return await dry_run(app(ctx).service, scope, draft)
+        except HybridMemoryError:  # the write reports it
+            return None
+
+    async def request(dry: Annotated[DryRun[P] | None, Resolve(plan)]) -> SummaryRequest | None:
+        return None if dry is None else dry.summary
+
+    async def write(
+        draft: Annotated[Any, draft_resolve],
+        dry: Annotated[DryRun[P] | None, Resolve(plan)],
+        summarizer: Annotated[Summarizer | None, summary_resolver(request)],
+    ) -> Write[D, P]:
+        return Write(draft if dry is None else dry.plan, summarizer)
+
+    return Resolve(write)
 
 
-async def _task_plan(
-    ctx: Context[Any, Any],
-    scope: SessionScope,
-    description: str,
-    outcome: str,
-    success: bool,
-    thread_id: str | None,
-    tags: list[str],
-    private: bool,
-    retention_days: float | None,
-) -> SummaryRequest | None:
-    if not can_sample(ctx):
-        return None
-    try:
-        return await app(ctx).service.task_summary_request(
-            scope,
-            description=description,
-            outcome=outcome,
-            success=success,
-            thread_id=thread_id,
-            tags=tags,
-            private=private,
-            retention_days=retention_days,
-        )
-    except HybridMemoryError:
-        return None
-
-
-async def _cleanup_plan(ctx: Context[Any, Any], scope: SessionScope) -> SummaryRequest | None:
+async def _cleanup_plan(ctx: AppCtx, scope: SessionScope) -> SummaryRequest | None:
     if not can_sample(ctx):
         return None
     try:
@@ -194,8 +171,9 @@ async def _cleanup_plan(ctx: Context[Any, Any], scope: SessionScope) -> SummaryR
         return None
 
 
-ThreadSummary = Annotated[Summarizer | None, summary_resolver(_thread_plan)]
-"""remember_thread's eviction summary by the client's model; None: the service's own fallbacks."""
-NoteSummary = Annotated[Summarizer | None, summary_resolver(_note_plan)]
-TaskSummary = Annotated[Summarizer | None, summary_resolver(_task_plan)]
+ThreadWrite = Annotated[
+    Write[ThreadDraft, ThreadPlan], write_resolver(ThreadDraft, MemoryService.plan_thread)
+]
+NoteWrite = Annotated[Write[NoteDraft, NotePlan], write_resolver(NoteDraft, MemoryService.plan_note)]
+TaskWrite = Annotated[Write[TaskDraft, TaskPlan], write_resolver(TaskDraft, MemoryService.plan_task)]
 CleanupSummary = Annotated[Summarizer | None, summary_resolver(_cleanup_plan)]

@@ -2,30 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from hybrid_memory.models import ForgetResult
-from hybrid_memory.tools._common import DESTRUCTIVE, SessionScope, app, tool_errors
+from hybrid_memory.tools._common import SessionScope
+from hybrid_memory.tools.context import AppCtx, app
 
 
-def register(server: MCPServer[Any]) -> None:
-    @server.tool(annotations=DESTRUCTIVE)
-    @tool_errors
-    async def forget(
-        ctx: Context[Any, Any],
-        scope: SessionScope,
-        ids: Annotated[
-            list[str],
-            Field(max_length=500, description="Memory or note ids (from recall_memory / create_note)"),
-        ] = [],  # noqa: B006
-        thread_id: Annotated[str | None, Field(description="Forget every message of this thread")] = None,
-    ) -> ForgetResult:
-        """Permanently delete memories or notes by id, or every message of a thread.
+async def forget(
+    ctx: AppCtx,
+    scope: SessionScope,
+    ids: Annotated[
+        list[str],
+        Field(max_length=500, description="Memory or note ids (from recall_memory / create_note)"),
+    ] = [],  # noqa: B006
+    thread_id: Annotated[str | None, Field(description="Forget every message of this thread")] = None,
+) -> ForgetResult:
+    """Permanently delete memories or notes by id, or every message of a thread.
 
-        Deleting a note also deletes its links. Use it when the user asks to forget
-        something or when a memory is wrong; prefer update_note to correct a note.
-        """
-        return await app(ctx).service.forget(scope, ids=ids, thread_id=thread_id)
+    Deleting a note also deletes its links. Use it when the user asks to forget
+    something or when a memory is wrong; prefer update_note to correct a note.
+    """
+    return await app(ctx).service.forget(scope, ids=ids, thread_id=thread_id)
