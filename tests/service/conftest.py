@@ -32,7 +32,7 @@ class Harness:
     embedder: FakeEmbedder
 
     async def count(self, **conditions: object) -> int:
-        return await self.vectors.count(MemoryFilter(scope=SCOPE, **conditions))  # type: ignore[arg-type]
+        return await self.vectors.count(MemoryFilter(scope=SCOPE, **conditions))
 
 
 async def build(data_dir: Path, lifecycle: LifecycleSettings | None = None, **overrides: object) -> Harness:
@@ -72,6 +72,6 @@ def messages(*turns: str, **fields: object) -> list[MessageIn]:
     """Alternating user/assistant messages with ids m0, m1, ..."""
     roles = ("user", "assistant")
     return [
-        MessageIn(role=roles[i % 2], content=text, id=f"m{i}", **fields)  # type: ignore[arg-type]
+        MessageIn(role=roles[i % 2], content=text, id=f"m{i}", **fields)
         for i, text in enumerate(turns)
     ]
