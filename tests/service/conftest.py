@@ -71,7 +71,4 @@ async def harness(make_service: MakeService) -> Harness:
 def messages(*turns: str, **fields: object) -> list[MessageIn]:
     """Alternating user/assistant messages with ids m0, m1, ..."""
     roles = ("user", "assistant")
-    return [
-        MessageIn(role=roles[i % 2], content=text, id=f"m{i}", **fields)
-        for i, text in enumerate(turns)
-    ]
+    return [MessageIn(role=roles[i % 2], content=text, id=f"m{i}", **fields) for i, text in enumerate(turns)]
