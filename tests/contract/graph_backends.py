@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from hybrid_memory.backends.base import GraphStore
+from hybrid_memory.backends.in_memory_graph import GraphData, InMemoryGraphStore
 from hybrid_memory.backends.sqlite_graph import SqliteGraphStore
 from tests.neo4j_support import neo4j_backend
 
@@ -29,13 +30,12 @@ GraphStoreOpener = Callable[[], AbstractAsyncContextManager[GraphStore]]
 GraphBackend = Callable[[pytest.FixtureRequest, Path], GraphStoreOpener]
 
 
-def sqlite_backend(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStoreOpener:
-    """A fresh SQLite file per test, under the test's own ``tmp_path``."""
-    path = tmp_path / "graph" / "graph.sqlite3"
+def _opener(make: Callable[[], GraphStore]) -> GraphStoreOpener:
+    """Open a store from ``make`` on entry, close it on exit."""
 
     @asynccontextmanager
     async def opener() -> AsyncIterator[GraphStore]:
-        store = SqliteGraphStore(path)
+        store = make()
         await store.open()
         try:
             yield store
@@ -45,7 +45,20 @@ def sqlite_backend(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStore
     return opener
 
 
+def sqlite_backend(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStoreOpener:
+    """A fresh SQLite file per test, under the test's own ``tmp_path``."""
+    path = tmp_path / "graph" / "graph.sqlite3"
+    return _opener(lambda: SqliteGraphStore(path))
+
+
+def memory_backend(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStoreOpener:
+    """A fresh in-memory graph per test; every opening reaches the same ``GraphData``."""
+    data = GraphData()
+    return _opener(lambda: InMemoryGraphStore(data))
+
+
 GRAPH_BACKENDS: list[pytest.ParameterSet] = [
     pytest.param(sqlite_backend, id="sqlite"),
+    pytest.param(memory_backend, id="memory"),
     pytest.param(neo4j_backend, id="neo4j", marks=pytest.mark.neo4j),
 ]

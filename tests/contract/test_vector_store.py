@@ -1,6 +1,7 @@
 """The VectorStore contract, run over every implementation.
 
-``edge`` always runs, in the test's ``tmp_path``; ``qdrant_server`` runs when
+``edge`` always runs, in the test's ``tmp_path``; so does ``memory``, the in-memory
+stand-in the service tests use; ``qdrant_server`` runs when
 HYBRID_MEMORY_TEST_QDRANT_URL is set (HYBRID_MEMORY_TEST_QDRANT_API_KEY if it needs
 one), in a fresh collection per test that is dropped afterwards. Vectors are small
 and hand-made; keyword vectors come from the real BM25 encoder. No embedding model.
@@ -24,6 +25,7 @@ from anyio.abc import Process
 from qdrant_client import AsyncQdrantClient
 
 from hybrid_memory.backends.base import VectorStore
+from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore, VectorData
 from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
 from hybrid_memory.backends.qdrant_server import QdrantServerVectorStore
 from hybrid_memory.embeddings.sparse import Bm25Encoder
@@ -61,6 +63,7 @@ StoreFactory = Callable[[], VectorStore]
 @pytest.fixture(
     params=[
         pytest.param("edge", id="edge"),
+        pytest.param("memory", id="memory"),
         pytest.param(
             "qdrant_server",
             id="qdrant_server",
@@ -74,6 +77,10 @@ StoreFactory = Callable[[], VectorStore]
 async def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StoreFactory]:
     if request.param == "edge":
         yield lambda: EdgeVectorStore(tmp_path / "vectors")
+        return
+    if request.param == "memory":
+        data = VectorData()
+        yield lambda: InMemoryVectorStore(data)
         return
     assert QDRANT_URL is not None
     collection = f"hybrid_memory_test_{uuid.uuid4().hex}"
