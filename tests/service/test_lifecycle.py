@@ -8,7 +8,7 @@ import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, NoteType, utcnow
-from hybrid_memory.service import RecallOptions
+from hybrid_memory.service import NoteDraft, RecallOptions, TaskDraft, ThreadDraft
 from hybrid_memory.settings import LifecycleSettings
 
 from .conftest import SCOPE, Harness, MakeService, messages
@@ -32,7 +32,9 @@ def numbered(count: int, start: int = 0) -> list[MessageIn]:
 
 
 async def test_pin_and_unpin_report_whether_anything_changed(harness: Harness) -> None:
-    [memory_id] = (await harness.service.remember_thread(SCOPE, "t1", messages("core fact"))).memory_ids
+    [memory_id] = (
+        await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("core fact")))
+    ).memory_ids
 
     pinned = await harness.service.lifecycle.pin(SCOPE, memory_id, True)
     again = await harness.service.lifecycle.pin(SCOPE, memory_id, True)
@@ -53,10 +55,14 @@ async def test_pin_of_an_unknown_id_says_how_to_find_one(harness: Harness) -> No
 
 
 async def test_memory_context_puts_core_then_working_then_recalled(harness: Harness) -> None:
-    core = await harness.service.create_note(SCOPE, content="The user is called Ann.", type=NoteType.FACT)
+    core = await harness.service.create_note(
+        SCOPE, NoteDraft(content="The user is called Ann.", type=NoteType.FACT)
+    )
     await harness.service.lifecycle.pin(SCOPE, core.id, True)
-    await harness.service.remember_thread(SCOPE, "other", messages("kiwi talk elsewhere"))
-    working = await harness.service.remember_thread(SCOPE, "t1", messages("first turn", "second turn"))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("other", messages("kiwi talk elsewhere")))
+    working = await harness.service.remember_thread(
+        SCOPE, ThreadDraft("t1", messages("first turn", "second turn"))
+    )
 
     context = await harness.service.memory_context(SCOPE, "kiwi", thread_id="t1", max_tokens=500)
 
@@ -70,7 +76,7 @@ async def test_memory_context_puts_core_then_working_then_recalled(harness: Harn
 
 async def test_memory_context_stays_within_its_budget(harness: Harness) -> None:
     await harness.service.remember_thread(
-        SCOPE, "t1", messages(*(f"turn number {i} of many" for i in range(20)))
+        SCOPE, ThreadDraft("t1", messages(*(f"turn number {i} of many" for i in range(20))))
     )
 
     context = await harness.service.memory_context(SCOPE, "turn", thread_id="t1", max_tokens=60)
@@ -95,7 +101,7 @@ async def test_fifo_limit_evicts_the_oldest_without_a_summary(make_service: Make
         LifecycleSettings(max_items=3, eviction_policy="fifo", summarize_on_evict=False)
     )
 
-    result = await harness.service.remember_thread(SCOPE, "t1", numbered(5))
+    result = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(5)))
 
     assert result.evicted == 2
     assert await scroll_texts(harness) == ["message 2", "message 3", "message 4"]
@@ -104,7 +110,7 @@ async def test_fifo_limit_evicts_the_oldest_without_a_summary(make_service: Make
 async def test_evicted_memories_are_replaced_by_one_extractive_summary(make_service: MakeService) -> None:
     harness = await make_service(LifecycleSettings(max_items=4, eviction_policy="fifo"))
 
-    await harness.service.remember_thread(SCOPE, "t1", numbered(5))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(5)))
 
     [summary] = (await harness.vectors.scroll(MemoryFilter(scope=SCOPE, kinds=[MemoryKind.SUMMARY]), 10))[0]
     assert await scroll_texts(harness, kinds=[MemoryKind.MESSAGE]) == ["message 2", "message 3", "message 4"]
@@ -120,9 +126,9 @@ async def test_evicted_memories_are_replaced_by_one_extractive_summary(make_serv
 
 async def test_a_later_eviction_merges_the_earlier_summary(make_service: MakeService) -> None:
     harness = await make_service(LifecycleSettings(max_items=4, eviction_policy="fifo"))
-    await harness.service.remember_thread(SCOPE, "t1", numbered(5))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(5)))
 
-    await harness.service.remember_thread(SCOPE, "t2", numbered(2, start=5))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t2", numbered(2, start=5)))
 
     summaries = (await harness.vectors.scroll(MemoryFilter(scope=SCOPE, kinds=[MemoryKind.SUMMARY]), 10))[0]
     assert len(summaries) == 1
@@ -135,10 +141,10 @@ async def test_pinned_memories_are_never_evicted(make_service: MakeService) -> N
     harness = await make_service(
         LifecycleSettings(max_items=2, eviction_policy="fifo", summarize_on_evict=False)
     )
-    first = await harness.service.remember_thread(SCOPE, "t1", numbered(1))
+    first = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(1)))
     await harness.service.lifecycle.pin(SCOPE, first.memory_ids[0], True)
 
-    await harness.service.remember_thread(SCOPE, "t2", numbered(3, start=1))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t2", numbered(3, start=1)))
 
     assert await scroll_texts(harness) == ["message 0", "message 3"]
 
@@ -147,10 +153,10 @@ async def test_lru_keeps_what_was_recalled(make_service: MakeService) -> None:
     harness = await make_service(
         LifecycleSettings(max_items=2, eviction_policy="lru", summarize_on_evict=False)
     )
-    await harness.service.remember_thread(SCOPE, "t1", numbered(2))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(2)))
     await harness.service.recall(SCOPE, "message 0", RecallOptions(limit=1))
 
-    await harness.service.remember_thread(SCOPE, "t2", numbered(1, start=2))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t2", numbered(1, start=2)))
 
     assert await scroll_texts(harness) == ["message 0", "message 2"]
 
@@ -160,7 +166,7 @@ async def test_token_limit_counts_the_model_tokens(make_service: MakeService) ->
         LifecycleSettings(max_tokens=5, eviction_policy="fifo", summarize_on_evict=False)
     )
 
-    await harness.service.remember_thread(SCOPE, "t1", numbered(3))  # 2 fake tokens each
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(3)))  # 2 fake tokens each
 
     assert await scroll_texts(harness) == ["message 1", "message 2"]
 
@@ -172,7 +178,7 @@ async def test_ttl_evicts_what_is_older_than_the_ttl(make_service: MakeService) 
     old = MessageIn(role="user", content="from last week", id="old", created_at=utcnow() - timedelta(days=7))
 
     result = await harness.service.remember_thread(
-        SCOPE, "t1", [old, MessageIn(role="user", content="today")]
+        SCOPE, ThreadDraft("t1", [old, MessageIn(role="user", content="today")])
     )
 
     assert result.evicted == 1
@@ -182,7 +188,9 @@ async def test_ttl_evicts_what_is_older_than_the_ttl(make_service: MakeService) 
 async def test_cleanup_deletes_what_the_retention_expired(make_service: MakeService) -> None:
     harness = await make_service(LifecycleSettings(retention_days=3))
     old = MessageIn(role="user", content="long ago", id="old", created_at=utcnow() - timedelta(days=7))
-    await harness.service.remember_thread(SCOPE, "t1", [old, MessageIn(role="user", content="recent")])
+    await harness.service.remember_thread(
+        SCOPE, ThreadDraft("t1", [old, MessageIn(role="user", content="recent")])
+    )
 
     result = await harness.service.lifecycle.cleanup(SCOPE)
 
@@ -192,9 +200,9 @@ async def test_cleanup_deletes_what_the_retention_expired(make_service: MakeServ
 
 async def test_the_dry_run_asks_for_a_summary_and_writes_nothing(make_service: MakeService) -> None:
     harness = await make_service(LifecycleSettings(max_items=2, eviction_policy="fifo"))
-    await harness.service.remember_thread(SCOPE, "t1", numbered(2))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(2)))
 
-    request = await harness.service.thread_summary_request(SCOPE, "t1", numbered(2, start=2))
+    request = (await harness.service.plan_thread(SCOPE, ThreadDraft("t1", numbered(2, start=2)))).summary
 
     assert request is not None
     assert request.lines == ("user: message 0", "user: message 1", "user: message 2")
@@ -203,8 +211,8 @@ async def test_the_dry_run_asks_for_a_summary_and_writes_nothing(make_service: M
 
 
 async def test_stats_count_by_kind(harness: Harness) -> None:
-    await harness.service.remember_thread(SCOPE, "t1", messages("one two", "three"))
-    await harness.service.create_note(SCOPE, content="a note", type=NoteType.FACT)
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("one two", "three")))
+    await harness.service.create_note(SCOPE, NoteDraft(content="a note", type=NoteType.FACT))
 
     stats = await harness.service.lifecycle.stats(SCOPE)
 
@@ -219,7 +227,7 @@ async def test_stats_count_by_kind(harness: Harness) -> None:
 
 async def test_record_task_stores_a_tagged_task_memory(harness: Harness) -> None:
     result = await harness.service.record_task(
-        SCOPE, description="migrate the db", outcome="timed out", success=False, tags=["db"]
+        SCOPE, TaskDraft(description="migrate the db", outcome="timed out", success=False, tags=["db"])
     )
 
     [memory] = await harness.vectors.get(SCOPE, [result.id])
@@ -231,9 +239,11 @@ async def test_record_task_is_evicted_like_any_memory(make_service: MakeService)
     harness = await make_service(
         LifecycleSettings(max_items=1, eviction_policy="fifo", summarize_on_evict=False)
     )
-    await harness.service.remember_thread(SCOPE, "t1", numbered(1))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(1)))
 
-    result = await harness.service.record_task(SCOPE, description="deploy", outcome="done", success=True)
+    result = await harness.service.record_task(
+        SCOPE, TaskDraft(description="deploy", outcome="done", success=True)
+    )
 
     assert result.evicted == 1
     assert await scroll_texts(harness) == [result.text]

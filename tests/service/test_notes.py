@@ -6,14 +6,17 @@ import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import Direction, MemoryKind, NoteType, Relation
-from hybrid_memory.service import RecallOptions
+from hybrid_memory.service import NoteDraft, RecallOptions
 
 from .conftest import SCOPE, Harness
 
 
 async def test_a_note_lives_in_the_graph_and_as_a_searchable_copy(harness: Harness) -> None:
     note = await harness.service.create_note(
-        SCOPE, content="The ledger runs on Postgres.", type=NoteType.DECISION, tags=["db", " db ", "ledger"]
+        SCOPE,
+        NoteDraft(
+            content="The ledger runs on Postgres.", type=NoteType.DECISION, tags=["db", " db ", "ledger"]
+        ),
     )
 
     [stored] = await harness.graph.get_notes(SCOPE, [note.id])
@@ -33,19 +36,25 @@ async def test_a_note_lives_in_the_graph_and_as_a_searchable_copy(harness: Harne
 
 
 async def test_the_same_note_again_returns_the_existing_one(harness: Harness) -> None:
-    first = await harness.service.create_note(SCOPE, content="Tabs, not spaces.", type=NoteType.PREFERENCE)
+    first = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Tabs, not spaces.", type=NoteType.PREFERENCE)
+    )
 
-    again = await harness.service.create_note(SCOPE, content="Tabs, not spaces.", type=NoteType.PREFERENCE)
+    again = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Tabs, not spaces.", type=NoteType.PREFERENCE)
+    )
 
     assert (again.id, again.duplicate, again.similarity) == (first.id, True, 1.0)
     assert await harness.count(kinds=[MemoryKind.NOTE]) == 1
 
 
 async def test_force_stores_a_duplicate_anyway(harness: Harness) -> None:
-    first = await harness.service.create_note(SCOPE, content="Tabs, not spaces.", type=NoteType.PREFERENCE)
+    first = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Tabs, not spaces.", type=NoteType.PREFERENCE)
+    )
 
     forced = await harness.service.create_note(
-        SCOPE, content="Tabs, not spaces.", type=NoteType.PREFERENCE, force=True
+        SCOPE, NoteDraft(content="Tabs, not spaces.", type=NoteType.PREFERENCE, force=True)
     )
 
     assert forced.id != first.id
@@ -54,18 +63,26 @@ async def test_force_stores_a_duplicate_anyway(harness: Harness) -> None:
 
 
 async def test_a_closed_note_is_no_duplicate_of_a_new_one(harness: Harness) -> None:
-    old = await harness.service.create_note(SCOPE, content="Deploys happen on Friday.", type=NoteType.FACT)
-    newer = await harness.service.create_note(SCOPE, content="Deploys happen on Monday.", type=NoteType.FACT)
+    old = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Deploys happen on Friday.", type=NoteType.FACT)
+    )
+    newer = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Deploys happen on Monday.", type=NoteType.FACT)
+    )
     await harness.service.create_link(SCOPE, from_id=newer.id, to_id=old.id, relation=Relation.SUPERSEDES)
 
-    again = await harness.service.create_note(SCOPE, content="Deploys happen on Friday.", type=NoteType.FACT)
+    again = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Deploys happen on Friday.", type=NoteType.FACT)
+    )
 
     assert not again.duplicate
     assert again.id not in (old.id, newer.id)
 
 
 async def test_update_reindexes_the_new_text_and_keeps_the_pin(harness: Harness) -> None:
-    note = await harness.service.create_note(SCOPE, content="The cache is Redis.", type=NoteType.FACT)
+    note = await harness.service.create_note(
+        SCOPE, NoteDraft(content="The cache is Redis.", type=NoteType.FACT)
+    )
     await harness.service.lifecycle.pin(SCOPE, note.id, True)
 
     updated = await harness.service.update_note(
@@ -83,7 +100,7 @@ async def test_update_reindexes_the_new_text_and_keeps_the_pin(harness: Harness)
 
 
 async def test_update_needs_a_change(harness: Harness) -> None:
-    note = await harness.service.create_note(SCOPE, content="Unchanged.", type=NoteType.FACT)
+    note = await harness.service.create_note(SCOPE, NoteDraft(content="Unchanged.", type=NoteType.FACT))
 
     with pytest.raises(InvalidInputError) as refused:
         await harness.service.update_note(SCOPE, note.id)
@@ -92,8 +109,12 @@ async def test_update_needs_a_change(harness: Harness) -> None:
 
 
 async def test_supersedes_closes_the_target_in_both_stores(harness: Harness) -> None:
-    old = await harness.service.create_note(SCOPE, content="Deploys on Friday.", type=NoteType.DECISION)
-    new = await harness.service.create_note(SCOPE, content="Deploys on Monday.", type=NoteType.DECISION)
+    old = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Deploys on Friday.", type=NoteType.DECISION)
+    )
+    new = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Deploys on Monday.", type=NoteType.DECISION)
+    )
 
     link = await harness.service.create_link(
         SCOPE, from_id=new.id, to_id=old.id, relation=Relation.SUPERSEDES
@@ -108,8 +129,12 @@ async def test_supersedes_closes_the_target_in_both_stores(harness: Harness) -> 
 
 
 async def test_contradicts_closes_the_older_note_whichever_way_it_points(harness: Harness) -> None:
-    older = await harness.service.create_note(SCOPE, content="The API is public.", type=NoteType.FACT)
-    newer = await harness.service.create_note(SCOPE, content="The API is internal only.", type=NoteType.FACT)
+    older = await harness.service.create_note(
+        SCOPE, NoteDraft(content="The API is public.", type=NoteType.FACT)
+    )
+    newer = await harness.service.create_note(
+        SCOPE, NoteDraft(content="The API is internal only.", type=NoteType.FACT)
+    )
 
     await harness.service.create_link(SCOPE, from_id=older.id, to_id=newer.id, relation=Relation.CONTRADICTS)
 
@@ -119,8 +144,12 @@ async def test_contradicts_closes_the_older_note_whichever_way_it_points(harness
 
 
 async def test_other_relations_close_nothing(harness: Harness) -> None:
-    a = await harness.service.create_note(SCOPE, content="Postgres stores the ledger.", type=NoteType.FACT)
-    b = await harness.service.create_note(SCOPE, content="Backups run nightly.", type=NoteType.FACT)
+    a = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Postgres stores the ledger.", type=NoteType.FACT)
+    )
+    b = await harness.service.create_note(
+        SCOPE, NoteDraft(content="Backups run nightly.", type=NoteType.FACT)
+    )
 
     link = await harness.service.create_link(
         SCOPE, from_id=b.id, to_id=a.id, relation=Relation.SUPPORTS, strength=0.5
@@ -151,7 +180,7 @@ async def test_other_relations_close_nothing(harness: Harness) -> None:
 async def test_bad_links_are_refused(
     harness: Harness, from_id: str, to_id: str, error: type[Exception], message: str
 ) -> None:
-    a = await harness.service.create_note(SCOPE, content="A note.", type=NoteType.FACT)
+    a = await harness.service.create_note(SCOPE, NoteDraft(content="A note.", type=NoteType.FACT))
     ids = {"a": a.id, "ghost": "ghost"}
 
     with pytest.raises(error) as refused:
@@ -164,7 +193,7 @@ async def test_bad_links_are_refused(
 
 async def test_linked_notes_starts_with_the_note_and_walks_its_links(harness: Harness) -> None:
     a, b, c = [
-        await harness.service.create_note(SCOPE, content=text, type=NoteType.CONCEPT)
+        await harness.service.create_note(SCOPE, NoteDraft(content=text, type=NoteType.CONCEPT))
         for text in ("Graphs have nodes.", "Nodes have edges.", "Edges have types.")
     ]
     await harness.service.create_link(SCOPE, from_id=a.id, to_id=b.id, relation=Relation.EXTENDS)
@@ -186,7 +215,7 @@ async def test_linked_notes_starts_with_the_note_and_walks_its_links(harness: Ha
 
 
 async def test_repair_reindexes_a_note_whose_copy_is_missing(harness: Harness) -> None:
-    note = await harness.service.create_note(SCOPE, content="Half written.", type=NoteType.FACT)
+    note = await harness.service.create_note(SCOPE, NoteDraft(content="Half written.", type=NoteType.FACT))
     await harness.vectors.delete(SCOPE, [note.id])
 
     assert await harness.service.repair(SCOPE) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from hybrid_memory.models import MemoryKind, MessageIn, NoteType, Relation
-from hybrid_memory.service import RecallOptions
+from hybrid_memory.service import NoteDraft, RecallOptions, TaskDraft, ThreadDraft
 
 from .conftest import SCOPE, Harness
 
@@ -22,14 +22,18 @@ async def remember_dated(harness: Harness, thread_id: str, *texts_and_days: tupl
         MessageIn(role="user", content=text, id=f"{thread_id}-{i}", created_at=T0 + timedelta(days=day))
         for i, (text, day) in enumerate(texts_and_days)
     ]
-    await harness.service.remember_thread(SCOPE, thread_id, turns)
+    await harness.service.remember_thread(SCOPE, ThreadDraft(thread_id, turns))
 
 
 async def test_recall_filters_by_thread_kind_and_tag(harness: Harness) -> None:
     await remember_dated(harness, "t1", ("kiwi in thread one", 0))
     await remember_dated(harness, "t2", ("kiwi in thread two", 0))
-    await harness.service.create_note(SCOPE, content="kiwi note", type=NoteType.FACT, tags=["fruit"])
-    await harness.service.record_task(SCOPE, description="buy kiwi", outcome="bought", success=True)
+    await harness.service.create_note(
+        SCOPE, NoteDraft(content="kiwi note", type=NoteType.FACT, tags=["fruit"])
+    )
+    await harness.service.record_task(
+        SCOPE, TaskDraft(description="buy kiwi", outcome="bought", success=True)
+    )
 
     assert await recall_texts(harness, "kiwi", thread_id="t1") == ["kiwi in thread one"]
     assert await recall_texts(harness, "kiwi", kinds=[MemoryKind.NOTE]) == ["kiwi note"]
@@ -56,8 +60,12 @@ async def test_recall_as_of_answers_as_memory_stood_then(harness: Harness) -> No
 
 
 async def test_a_superseded_note_is_recalled_only_when_asked_for(harness: Harness) -> None:
-    old = await harness.service.create_note(SCOPE, content="kiwi costs one euro", type=NoteType.FACT)
-    new = await harness.service.create_note(SCOPE, content="kiwi costs two euros", type=NoteType.FACT)
+    old = await harness.service.create_note(
+        SCOPE, NoteDraft(content="kiwi costs one euro", type=NoteType.FACT)
+    )
+    new = await harness.service.create_note(
+        SCOPE, NoteDraft(content="kiwi costs two euros", type=NoteType.FACT)
+    )
     await harness.service.create_link(SCOPE, from_id=new.id, to_id=old.id, relation=Relation.SUPERSEDES)
 
     assert await recall_texts(harness, "kiwi costs") == ["kiwi costs two euros"]
@@ -70,11 +78,13 @@ async def test_a_superseded_note_is_recalled_only_when_asked_for(harness: Harnes
 async def test_a_note_linked_to_a_hit_joins_through_the_neighbour_channel(harness: Harness) -> None:
     # Three notes with the word: the seeds of the walk. The linked one, without it, is found by its link.
     hits = [
-        await harness.service.create_note(SCOPE, content=f"The zeppelin {topic}.", type=NoteType.FACT)
+        await harness.service.create_note(
+            SCOPE, NoteDraft(content=f"The zeppelin {topic}.", type=NoteType.FACT)
+        )
         for topic in ("project starts in June", "hangar is in Friedrichshafen", "crew has six people")
     ]
     linked = await harness.service.create_note(
-        SCOPE, content="Budget approved by finance.", type=NoteType.DECISION
+        SCOPE, NoteDraft(content="Budget approved by finance.", type=NoteType.DECISION)
     )
     await harness.service.create_link(SCOPE, from_id=linked.id, to_id=hits[0].id, relation=Relation.SUPPORTS)
 
@@ -86,7 +96,7 @@ async def test_a_note_linked_to_a_hit_joins_through_the_neighbour_channel(harnes
 
 
 async def test_a_note_gone_from_the_graph_is_never_recalled(harness: Harness) -> None:
-    note = await harness.service.create_note(SCOPE, content="orphaned walrus", type=NoteType.FACT)
+    note = await harness.service.create_note(SCOPE, NoteDraft(content="orphaned walrus", type=NoteType.FACT))
     await harness.graph.delete_note(SCOPE, note.id)  # a delete cut short: the vector copy remains
 
     assert await recall_texts(harness, "walrus") == []
@@ -95,11 +105,13 @@ async def test_a_note_gone_from_the_graph_is_never_recalled(harness: Harness) ->
 async def test_neighbouring_turns_inherit_relevance_within_the_thread(harness: Harness) -> None:
     await harness.service.remember_thread(
         SCOPE,
-        "t1",
-        [
-            MessageIn(role="user", content="What is the zeppelin budget?", id="q"),
-            MessageIn(role="assistant", content="Two million.", id="a"),
-        ],
+        ThreadDraft(
+            "t1",
+            [
+                MessageIn(role="user", content="What is the zeppelin budget?", id="q"),
+                MessageIn(role="assistant", content="Two million.", id="a"),
+            ],
+        ),
     )
 
     result = await harness.service.recall(SCOPE, "zeppelin budget", RecallOptions(limit=5))

@@ -6,14 +6,14 @@ import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import ContentBlock, MemoryFilter, MemoryKind, MessageIn, NoteType
-from hybrid_memory.service import RecallOptions, memory_id
+from hybrid_memory.service import NoteDraft, RecallOptions, ThreadDraft, memory_id
 
 from .conftest import SCOPE, Harness, MakeService, messages
 
 
 async def test_remember_thread_stores_each_message_under_its_deterministic_id(harness: Harness) -> None:
     result = await harness.service.remember_thread(
-        SCOPE, "t1", messages("Where is the ledger?", "In Postgres.")
+        SCOPE, ThreadDraft("t1", messages("Where is the ledger?", "In Postgres."))
     )
 
     assert (result.stored, result.unchanged, result.skipped, result.chunks) == (2, 0, 0, 2)
@@ -32,19 +32,23 @@ async def test_remember_thread_stores_each_message_under_its_deterministic_id(ha
 
 async def test_remembering_a_thread_again_writes_nothing(harness: Harness) -> None:
     turns = messages("We chose Postgres.", "Good choice.")
-    await harness.service.remember_thread(SCOPE, "t1", turns)
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", turns))
 
-    again = await harness.service.remember_thread(SCOPE, "t1", turns)
+    again = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", turns))
 
     assert (again.stored, again.unchanged, again.chunks) == (0, 2, 0)
     assert await harness.count() == 2
 
 
 async def test_an_edited_message_is_updated_in_place_keeping_its_pin(harness: Harness) -> None:
-    first = await harness.service.remember_thread(SCOPE, "t1", messages("Deploy on Friday.", "Noted."))
+    first = await harness.service.remember_thread(
+        SCOPE, ThreadDraft("t1", messages("Deploy on Friday.", "Noted."))
+    )
     await harness.service.lifecycle.pin(SCOPE, first.memory_ids[0], True)
 
-    edited = await harness.service.remember_thread(SCOPE, "t1", messages("Deploy on Monday.", "Noted."))
+    edited = await harness.service.remember_thread(
+        SCOPE, ThreadDraft("t1", messages("Deploy on Monday.", "Noted."))
+    )
 
     assert (edited.stored, edited.unchanged, edited.chunks) == (1, 1, 1)
     assert edited.memory_ids == first.memory_ids
@@ -66,7 +70,7 @@ async def test_other_roles_empty_messages_and_non_text_blocks_are_skipped_and_co
         ),
     ]
 
-    result = await harness.service.remember_thread(SCOPE, "t1", turns)
+    result = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", turns))
 
     assert result.skipped_reasons == {"role:system": 1, "role:tool": 1, "empty": 1, "non-text blocks": 1}
     assert (result.stored, result.skipped) == (1, 4)
@@ -80,7 +84,7 @@ async def test_a_long_message_is_split_into_overlapping_chunks(make_service: Mak
     text = " ".join(f"word{i}." for i in range(40))  # 80 fake tokens
 
     result = await harness.service.remember_thread(
-        SCOPE, "t1", [MessageIn(role="user", content=text, id="long")]
+        SCOPE, ThreadDraft("t1", [MessageIn(role="user", content=text, id="long")])
     )
 
     chunks = sorted(await harness.vectors.get(SCOPE, result.memory_ids), key=lambda m: m.chunk_index)
@@ -96,7 +100,7 @@ async def test_a_long_message_is_split_into_overlapping_chunks(make_service: Mak
 async def test_the_same_message_id_twice_in_one_call_keeps_both(harness: Harness) -> None:
     turns = [MessageIn(role="user", content="ok", id="x"), MessageIn(role="user", content="ok", id="x")]
 
-    result = await harness.service.remember_thread(SCOPE, "t1", turns)
+    result = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", turns))
 
     assert result.memory_ids == [memory_id(SCOPE, "t1", "x", 0), memory_id(SCOPE, "t1", "x#1", 0)]
 
@@ -104,7 +108,7 @@ async def test_the_same_message_id_twice_in_one_call_keeps_both(harness: Harness
 async def test_secrets_are_redacted_before_storing(harness: Harness) -> None:
     key = "sk-" + "a1b2c3d4" * 4
     result = await harness.service.remember_thread(
-        SCOPE, "t1", [MessageIn(role="user", content=f"my key {key}")]
+        SCOPE, ThreadDraft("t1", [MessageIn(role="user", content=f"my key {key}")])
     )
 
     [memory] = await harness.vectors.get(SCOPE, result.memory_ids)
@@ -114,7 +118,9 @@ async def test_secrets_are_redacted_before_storing(harness: Harness) -> None:
 
 
 async def test_a_reply_is_found_by_the_words_of_the_question_it_answers(harness: Harness) -> None:
-    await harness.service.remember_thread(SCOPE, "t1", messages("Did you visit Lisbon?", "Yes, last May."))
+    await harness.service.remember_thread(
+        SCOPE, ThreadDraft("t1", messages("Did you visit Lisbon?", "Yes, last May."))
+    )
 
     result = await harness.service.recall(SCOPE, "Lisbon visit", RecallOptions(limit=5))
 
@@ -138,7 +144,7 @@ async def test_bad_threads_are_refused(make_service: MakeService, turns: list[Me
     harness = await make_service(max_messages=2)
 
     with pytest.raises(InvalidInputError) as refused:
-        await harness.service.remember_thread(SCOPE, "t1", turns)
+        await harness.service.remember_thread(SCOPE, ThreadDraft("t1", turns))
 
     assert str(refused.value) == error
 
@@ -146,7 +152,7 @@ async def test_bad_threads_are_refused(make_service: MakeService, turns: list[Me
 async def test_list_threads_pages_largest_first(harness: Harness) -> None:
     for thread, count in (("small", 1), ("big", 3), ("mid", 2)):
         await harness.service.remember_thread(
-            SCOPE, thread, messages(*(f"{thread} {i}" for i in range(count)))
+            SCOPE, ThreadDraft(thread, messages(*(f"{thread} {i}" for i in range(count))))
         )
 
     first = await harness.service.list_threads(SCOPE, 2)
@@ -158,10 +164,10 @@ async def test_list_threads_pages_largest_first(harness: Harness) -> None:
 
 
 async def test_forget_a_thread_deletes_its_messages_only(harness: Harness) -> None:
-    await harness.service.remember_thread(SCOPE, "t1", messages("one", "two"))
-    await harness.service.remember_thread(SCOPE, "t2", messages("three"))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("one", "two")))
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t2", messages("three")))
     note = await harness.service.create_note(
-        SCOPE, content="A note of t1", type=NoteType.FACT, thread_id="t1"
+        SCOPE, NoteDraft(content="A note of t1", type=NoteType.FACT, thread_id="t1")
     )
 
     result = await harness.service.forget(SCOPE, thread_id="t1")
@@ -173,8 +179,8 @@ async def test_forget_a_thread_deletes_its_messages_only(harness: Harness) -> No
 
 
 async def test_forget_by_ids_deletes_notes_from_both_stores(harness: Harness) -> None:
-    remembered = await harness.service.remember_thread(SCOPE, "t1", messages("one", "two"))
-    note = await harness.service.create_note(SCOPE, content="Forget me", type=NoteType.FACT)
+    remembered = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("one", "two")))
+    note = await harness.service.create_note(SCOPE, NoteDraft(content="Forget me", type=NoteType.FACT))
 
     result = await harness.service.forget(SCOPE, ids=[note.id, remembered.memory_ids[0]])
 
@@ -202,8 +208,8 @@ async def test_forget_of_unknown_ids_says_so(harness: Harness) -> None:
 
 
 async def test_kinds_are_kept_apart(harness: Harness) -> None:
-    await harness.service.remember_thread(SCOPE, "t1", messages("one"))
-    await harness.service.create_note(SCOPE, content="A fact", type=NoteType.FACT)
+    await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("one")))
+    await harness.service.create_note(SCOPE, NoteDraft(content="A fact", type=NoteType.FACT))
 
     assert await harness.count(kinds=[MemoryKind.MESSAGE]) == 1
     assert await harness.count(kinds=[MemoryKind.NOTE]) == 1
