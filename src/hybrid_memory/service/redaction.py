@@ -150,12 +150,24 @@ def _is_secret_value(kind: str, sep: str, value: str) -> bool:
     return looks_random(bare)
 
 
-def _assignment(match: re.Match[str], mark: _Marker) -> str:
-    name, sep, value = match.group("name"), match.group("sep"), match.group("value")
-    kind = _name_kind(name)
-    if kind is None or not _is_secret_value(kind, sep, value):
-        return match.group(0)
-    return f"{name}{sep}{mark('secret')}"
+def _assignments(text: str, mark: _Marker) -> str:
+    """Every secret-named assignment's value redacted.
+
+    Not ``re.sub``: a match that is not a secret (``note: TOKEN=...``) must not swallow
+    the assignment inside its value, so the scan resumes right after the name.
+    """
+    out: list[str] = []
+    pos = 0
+    while (match := _ASSIGNMENT.search(text, pos)) is not None:
+        kind = _name_kind(match.group("name"))
+        if kind is not None and _is_secret_value(kind, match.group("sep"), match.group("value")):
+            out.append(text[pos : match.start("value")] + mark("secret"))
+            pos = match.end()
+        else:
+            out.append(text[pos : match.end("name")])
+            pos = match.end("name")
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _luhn(digits: str) -> bool:
@@ -190,7 +202,7 @@ def redact(text: str) -> Redacted:
         text = pattern.sub(lambda _, k=kind: mark(k), text)  # type: ignore[misc]
     text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{mark('password')}{m.group(3)}", text)
     text = _AUTH_HEADER.sub(lambda m: _auth(m, mark), text)
-    text = _ASSIGNMENT.sub(lambda m: _assignment(m, mark), text)
+    text = _assignments(text, mark)
     text = _CARD.sub(lambda m: _card(m, mark), text)
     return Redacted(text=text, count=mark.count)
 
