@@ -120,19 +120,12 @@ async def test_private_notes_messages_and_tasks_are_marked_and_never_exported(
     server: MCPServer[Any], settings: Settings, tmp_path: Path
 ) -> None:
     async with Client(server) as client:
-        await call(
-            client,
-            "remember_thread",
-            thread_id="diary",
-            private=True,
-            messages=[{"role": "user", "content": "My therapist appointment is on Tuesday."}],
-        )
-        await call(
-            client,
-            "remember_thread",
-            thread_id="work",
-            messages=[{"role": "user", "content": "The release is on Friday."}],
-        )
+        for thread_id, private, text in (
+            ("diary", True, "My therapist appointment is on Tuesday."),
+            ("work", False, "The release is on Friday."),
+        ):
+            messages = [{"role": "user", "content": text}]
+            await call(client, "remember_thread", thread_id=thread_id, messages=messages, private=private)
         hidden = await call(
             client, "create_note", content="The user is allergic to penicillin.", type="fact", private=True
         )
