@@ -290,6 +290,33 @@ async def test_private_memories_are_never_sent_to_a_model(
     assert sampler.requests == []
 
 
+@pytest.mark.parametrize("kind", ["note", "task"])
+async def test_private_notes_and_tasks_are_never_sent_to_a_model(
+    tmp_path: Path, embedder: Embedder, chat: ChatServer, kind: str
+) -> None:
+    sampler = Sampler()
+    server = with_model(tmp_path, embedder, chat.base_url)
+    topics = ("the garden", "a dentist visit", "the tax return")
+    async with Client(server, sampling_callback=sampler) as client:
+        for topic in topics:
+            if kind == "note":
+                await call(client, "create_note", content=f"A note about {topic}.", type="fact", private=True)
+            else:
+                await call(
+                    client,
+                    "record_task",
+                    description=f"Handle {topic}",
+                    outcome="done",
+                    success=True,
+                    private=True,
+                )
+        await call(client, "remember_thread", thread_id="t", messages=[msg(3)])
+        [summary] = await summaries(client)
+    assert summary not in (SAMPLED, MODEL_SUMMARY)
+    assert chat.requests == []
+    assert sampler.requests == []
+
+
 async def test_the_clients_model_comes_before_the_configured_one(
     tmp_path: Path, embedder: Embedder, chat: ChatServer
 ) -> None:

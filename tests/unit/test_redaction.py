@@ -22,6 +22,9 @@ CASES: list[tuple[str, str]] = [
     ('DB_PASSWORD: "correct horse battery"', "DB_PASSWORD: [REDACTED:secret]"),
     ("api_key = sk-abcdefghijklmnopqrstuvwx", "api_key = [REDACTED:api_key]"),
     ("client_secret='s3cr3t'", "client_secret=[REDACTED:secret]"),
+    ("postgres://app:pa55word@db:5432/x", "postgres://app:[REDACTED:password]@db:5432/x"),
+    ("card 4111 1111 1111 1111 ok", "card [REDACTED:card_number] ok"),
+    ("a=1;AccountKey=Zm9vYmFy/YmF6cXV4MTIz==;x=1", "a=1;AccountKey=[REDACTED:secret];x=1"),
 ]
 
 
@@ -39,6 +42,8 @@ def test_each_kind_of_secret_is_replaced_once(text: str, expected: str) -> None:
         "Set max_tokens=1500 and chunk tokens: 256.",
         "I asked for a skeleton key sketch (sk-etch).",
         "The AKIA prefix marks AWS keys.",
+        "order 4111 1111 1111 1112 fails the Luhn check",
+        "token = next_token()",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -46,6 +51,6 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 
 
 def test_several_secrets_are_all_counted() -> None:
-    result = redact("password=a1 and token: b2 and AKIAIOSFODNN7EXAMPLE")
+    result = redact("password=hunter2 and token: Zx81qLm0pW3v and AKIAIOSFODNN7EXAMPLE")
     assert result.text == "password=[REDACTED:secret] and token: [REDACTED:secret] and [REDACTED:aws_key]"
     assert result.count == 3

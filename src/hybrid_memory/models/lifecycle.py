@@ -25,6 +25,7 @@ class ContextItem(BaseModel):
     score: float | None = Field(default=None, description="recall score, for recalled items")
     thread_id: str | None = None
     role: str | None = None
+    private: bool = False
 
 
 class MemoryContext(BaseModel):

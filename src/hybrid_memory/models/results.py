@@ -68,6 +68,8 @@ class RecallHit(BaseModel):
     relevance: float = Field(description="fused relevance 0..1 before recency and importance")
     recency: float
     pinned: bool = False
+    private: bool = False
+    """Kept out of exports and never sent to a model for summaries."""
 
 
 class RecallResult(BaseModel):

@@ -85,6 +85,7 @@ class ContextBuilder:
                 score=score,
                 thread_id=memory.thread_id,
                 role=memory.role,
+                private=memory.private,
             )
             candidates.append(_Candidate(section, item, line))
 

@@ -299,4 +299,5 @@ def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
         relevance=round(r.relevance, 6),
         recency=round(r.recency, 6),
         pinned=memory.pinned,
+        private=memory.private,
     )

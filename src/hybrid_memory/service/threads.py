@@ -186,7 +186,8 @@ class Threads:
             text = self._text(text, f"messages[{index}].content")
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
-            message_id = message.id.strip() if message.id and message.id.strip() else None
+            has_id = message.id is not None and message.id.strip()
+            message_id = _validate.identifier(message.id or "", f"messages[{index}].id") if has_id else None
             if message_id is None:
                 digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
                 message_id = f"h-{digest}"

@@ -15,6 +15,7 @@ from mcp_types import ListRootsResult
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
+from hybrid_memory.tools._guard import bounded_error
 from hybrid_memory.tools.context import AppCtx, app
 
 logger = logging.getLogger(__name__)
@@ -75,10 +76,10 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         try:
             return await fn(*args, **kwargs)
         except BackendError as exc:
-            logger.warning("%s: %s", fn.__name__, exc)
-            raise ToolError(str(exc) or type(exc).__name__) from exc
+            logger.warning("%s: %s", fn.__name__, bounded_error(str(exc)))
+            raise ToolError(bounded_error(str(exc)) or type(exc).__name__) from exc
         except HybridMemoryError as exc:
-            raise ToolError(str(exc) or type(exc).__name__) from exc
+            raise ToolError(bounded_error(str(exc)) or type(exc).__name__) from exc
 
     setattr(wrapper, ERRORS_MAPPED, True)
     return wrapper

@@ -6,7 +6,9 @@ import under a new one. The file appears whole or not at all: it is written besi
 the target and renamed into place at the end.
 
 Private items (``private=True``) never leave: they are skipped and counted, and so are
-a private note's links and its searchable copy.
+a private note's links and its searchable copy. A note's privacy lives on its searchable
+copy in the vector store (the graph keeps no flag), so the private notes of a scope are
+read from there before its notes are written.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.backends.identity import stored_embedding
 from hybrid_memory.embeddings import build_embedder
-from hybrid_memory.models import MemoryFilter, NoteFilter, Scope, utcnow
+from hybrid_memory.models import MemoryFilter, MemoryKind, NoteFilter, Scope, utcnow
 from hybrid_memory.settings import Settings
 from hybrid_memory.transfer.format import EmbeddingInfo, Header, header_line, item_line
 from hybrid_memory.transfer.progress import Progress
@@ -151,28 +153,38 @@ class _Writer:
         self.skipped = 0
 
     async def scope(self, scope: Scope, out: IO[str]) -> None:
-        private_notes = await self._notes(scope, out)
+        private_notes = await self._private_notes(scope)
+        await self._notes(scope, private_notes, out)
         await self._links(scope, private_notes, out)
         if self._vectors is not None:
             await self._memories(self._vectors, scope, private_notes, out)
 
-    async def _notes(self, scope: Scope, out: IO[str]) -> set[str]:
+    async def _private_notes(self, scope: Scope) -> set[str]:
+        """The ids of the scope's private notes, from their searchable copies."""
+        if self._vectors is None:
+            return set()
+        flt = MemoryFilter(scope=scope, kinds=[MemoryKind.NOTE], private=True)
+        found: set[str] = set()
+        offset: str | None = None
+        while True:
+            page, offset = await self._vectors.scroll(flt, PAGE, offset)
+            found.update(m.id for m in page)
+            if offset is None:
+                return found
+
+    async def _notes(self, scope: Scope, private: set[str], out: IO[str]) -> None:
         flt = NoteFilter(scope=scope)
         self._progress.start(f"{scope.project}: notes", await self._graph.count_notes(flt))
-        private: set[str] = set()
         offset = 0
         while page := await self._graph.list_notes(flt, PAGE, offset):
             offset += len(page)
             for note in page:
-                # Note has no private flag yet everywhere; getattr keeps this ready for it.
-                if getattr(note, "private", False):
-                    private.add(note.id)
+                if note.id in private:
                     self.skipped += 1
                 else:
                     out.write(item_line(note) + "\n")
                     self.counts["note"] += 1
             self._progress.advance(len(page))
-        return private
 
     async def _links(self, scope: Scope, private_notes: set[str], out: IO[str]) -> None:
         self._progress.start(f"{scope.project}: links", None)
