@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.embeddings.base import Embedder
@@ -19,7 +19,6 @@ from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.models import (
     Memory,
     MemoryKind,
-    MemoryRecord,
     MessageIn,
     RememberResult,
     Scope,
@@ -28,17 +27,13 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import _validate
+from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import Settings
 
 REMEMBERED_ROLES = frozenset({"user", "assistant"})
 _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
-
-Records = Callable[[Sequence[Memory], None, Mapping[str, str]], Awaitable[list[MemoryRecord]]]
-# How much of the previous message joins a message's context (about 100 tokens): enough for
-# the question a reply answers, not so much that it drowns the reply.
-CONTEXT_CHARS = 400
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -55,16 +50,24 @@ def _message_text(message: MessageIn) -> tuple[str, int]:
     return "\n".join(texts).strip(), len(message.content) - len(texts)
 
 
-def _link_in_order(planned: list[Memory], contexts: dict[str, str]) -> list[Memory]:
-    """Chain the call's memories (prev_id / next_id) and give each first chunk its context."""
+def _message_id(message: MessageIn, role: str, text: str, seen: dict[str, int]) -> str:
+    """The caller's message id, else one from the role and text; numbered when seen before in the call."""
+    message_id = message.id.strip() if message.id and message.id.strip() else None
+    if message_id is None:
+        digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
+        message_id = f"h-{digest}"
+    # The same id twice in one call (a repeated "ok"): keep both, distinctly.
+    occurrence = seen.get(message_id, 0)
+    seen[message_id] = occurrence + 1
+    return f"{message_id}#{occurrence}" if occurrence else message_id
+
+
+def _link_in_order(planned: list[Memory]) -> list[Memory]:
+    """Chain the call's memories (prev_id / next_id): the chain gives each first chunk its context."""
     linked = []
     for i, memory in enumerate(planned):
         before = planned[i - 1] if i else None
         after = planned[i + 1] if i + 1 < len(planned) else None
-        if before is not None and memory.chunk_index == 0:
-            tail = before.text[-CONTEXT_CHARS:]
-            cut = tail.find(" ") if len(before.text) > CONTEXT_CHARS else -1
-            contexts[memory.id] = f"{tail[cut + 1 :]}\n{memory.text}"
         linked.append(
             memory.model_copy(
                 update={"prev_id": before.id if before else None, "next_id": after.id if after else None}
@@ -89,8 +92,6 @@ class ThreadWrite:
     """The memory ids of each remembered message, in order."""
     skipped: dict[str, int] = field(default_factory=dict)
     redacted: int = 0
-    contexts: dict[str, str] = field(default_factory=dict)
-    """Memory id -> its text with the tail of the message before it (first chunks only)."""
 
 
 class Threads:
@@ -102,16 +103,14 @@ class Threads:
         settings: Settings,
         vectors: VectorStore,
         embedder: Embedder,
-        records: Records,
+        indexer: Indexer,
         lifecycle: Lifecycle,
-        validate_text: Callable[[str, str], str],
     ) -> None:
         self._settings = settings
         self._vectors = vectors
         self._embedder = embedder
-        self._records = records
+        self._indexer = indexer
         self._lifecycle = lifecycle
-        self._text = validate_text
 
     def _chunks(self, text: str) -> list[str]:
         return chunk_text(
@@ -120,6 +119,40 @@ class Threads:
             max_tokens=self._settings.chunk_tokens,
             overlap_tokens=self._settings.chunk_overlap_tokens,
         )
+
+    def _chunk_memories(
+        self,
+        scope: Scope,
+        thread_id: str,
+        message_id: str,
+        role: str,
+        text: str,
+        created: datetime,
+        private: bool,
+        retention_days: float | None,
+    ) -> list[Memory]:
+        """The memories of one message: one per chunk of its text."""
+        chunks = self._chunks(text)
+        return [
+            Memory(
+                id=memory_id(scope, thread_id, message_id, chunk_index),
+                kind=MemoryKind.MESSAGE,
+                text=chunk,
+                project=scope.project,
+                user=scope.user,
+                thread_id=thread_id,
+                message_id=message_id,
+                role=role,
+                chunk_index=chunk_index,
+                chunk_count=len(chunks),
+                created_at=created,
+                source="remember_thread",
+                tokens=self._embedder.count_tokens(chunk),
+                private=private,
+                expires_at=_validate.expiry(created, retention_days),
+            )
+            for chunk_index, chunk in enumerate(chunks)
+        ]
 
     async def plan(
         self,
@@ -156,47 +189,20 @@ class Threads:
             if not text:
                 skipped["empty"] = skipped.get("empty", 0) + 1
                 continue
-            text = self._text(text, f"messages[{index}].content")
+            text = _validate.text(text, f"messages[{index}].content", self._settings.max_content_chars)
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
-            message_id = message.id.strip() if message.id and message.id.strip() else None
-            if message_id is None:
-                digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
-                message_id = f"h-{digest}"
-            # The same id twice in one call (a repeated "ok"): keep both, distinctly.
-            occurrence = seen_ids.get(message_id, 0)
-            seen_ids[message_id] = occurrence + 1
-            if occurrence:
-                message_id = f"{message_id}#{occurrence}"
-            chunks = self._chunks(text)
+            message_id = _message_id(message, role, text, seen_ids)
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
-            ids = []
-            for chunk_index, chunk in enumerate(chunks):
-                mid = memory_id(scope, write.thread_id, message_id, chunk_index)
-                ids.append(mid)
-                planned.append(
-                    Memory(
-                        id=mid,
-                        kind=MemoryKind.MESSAGE,
-                        text=chunk,
-                        project=scope.project,
-                        user=scope.user,
-                        thread_id=write.thread_id,
-                        message_id=message_id,
-                        role=role,
-                        chunk_index=chunk_index,
-                        chunk_count=len(chunks),
-                        created_at=created,
-                        source="remember_thread",
-                        tokens=self._embedder.count_tokens(chunk),
-                        private=private,
-                        expires_at=_validate.expiry(created, retention_days),
-                    )
-                )
+            memories = self._chunk_memories(
+                scope, write.thread_id, message_id, role, text, created, private, retention_days
+            )
+            planned.extend(memories)
+            ids = [m.id for m in memories]
             write.per_message.append(ids)
 
-        planned = _link_in_order(planned, write.contexts)
+        planned = _link_in_order(planned)
         existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in planned])}
         kept = ("pinned", "last_accessed_at")
         write.to_write = [
@@ -218,8 +224,8 @@ class Threads:
     ) -> RememberResult:
         """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
         write = await self.plan(scope, thread_id, messages, private=private, retention_days=retention_days)
-        if write.to_write:
-            await self._vectors.upsert(await self._records(write.to_write, None, write.contexts))
+        # A memory's neighbour left out of to_write is stored unchanged: the indexer reads its text.
+        await self._indexer.store(write.to_write)
         evicted = await self._lifecycle.enforce(scope, summarizer) if write.to_write else 0
         changed = {m.id for m in write.to_write}
         stored = sum(1 for ids in write.per_message if any(i in changed for i in ids))

@@ -189,7 +189,7 @@ async def _cleanup_plan(ctx: Context[Any, Any], scope: SessionScope) -> SummaryR
     if not can_sample(ctx):
         return None
     try:
-        return await app(ctx).service.lifecycle.summary_request(scope)
+        return await app(ctx).service.cleanup_summary_request(scope)
     except HybridMemoryError:
         return None
 

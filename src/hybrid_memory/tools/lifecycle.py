@@ -38,13 +38,13 @@ def register(server: MCPServer[Any]) -> None:
         Pin what every future conversation needs (the user's name, standing preferences,
         the project's ground rules). Keep core memory small: it takes budget first.
         """
-        return await app(ctx).service.lifecycle.pin(scope, memory_id, True)
+        return await app(ctx).service.pin(scope, memory_id, True)
 
     @server.tool(annotations=IDEMPOTENT_WRITE)
     @tool_errors
     async def unpin_memory(memory_id: MemoryId, ctx: Context[Any, Any], scope: SessionScope) -> PinResult:
         """Move a memory or note out of core memory, back to archival memory (reached by recall)."""
-        return await app(ctx).service.lifecycle.pin(scope, memory_id, False)
+        return await app(ctx).service.pin(scope, memory_id, False)
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors
@@ -114,7 +114,7 @@ def register(server: MCPServer[Any]) -> None:
         Changes nothing. Each item says why: `expired` (retention), `ttl`, `max_items` or
         `max_tokens` (eviction, least recently used or oldest first; pinned memories never).
         """
-        return await app(ctx).service.lifecycle.preview(scope, limit, cursor)
+        return await app(ctx).service.forget_preview(scope, limit, cursor)
 
     @server.tool(annotations=DESTRUCTIVE)
     @tool_errors
@@ -126,11 +126,11 @@ def register(server: MCPServer[Any]) -> None:
         Evicted memories are replaced by one summary memory when summarize-on-evict is on.
         Call forget_preview first to see what would go.
         """
-        return await app(ctx).service.lifecycle.cleanup(scope, summary)
+        return await app(ctx).service.cleanup(scope, summary)
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors
     async def memory_stats(ctx: Context[Any, Any], scope: SessionScope) -> MemoryStats:
         """How much this project remembers: counts and tokens per kind, pins, the limits in force,
         evictions and the recall hit rate since the server started."""
-        return await app(ctx).service.lifecycle.stats(scope)
+        return await app(ctx).service.stats(scope)
