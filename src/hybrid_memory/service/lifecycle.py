@@ -70,7 +70,7 @@ class _Planned:
 
 
 class Lifecycle:
-    """The lifecycle use cases of one server; MemoryService exposes it as ``service.lifecycle``."""
+    """The lifecycle use cases of one server; MemoryService exposes them under its own names."""
 
     def __init__(
         self,
