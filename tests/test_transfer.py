@@ -36,7 +36,7 @@ from hybrid_memory.models import (
     Relation,
     Scope,
 )
-from hybrid_memory.service import MemoryService, NoteDraft, ThreadDraft
+from hybrid_memory.service import MemoryService, NoteDraft, RecallOptions, ThreadDraft
 from hybrid_memory.settings import Neo4jSettings, Settings
 from hybrid_memory.transfer import ImportFileError, export_file, import_file
 from tests.conftest import REPO, make_settings, model_dir
@@ -401,3 +401,59 @@ def test_cli_exports_and_imports(tmp_path: Path) -> None:
     assert "\r" not in copied.stderr  # no progress bar without a terminal
     assert bad.returncode == 1
     assert "nope.jsonl was not imported (nothing was written):" in bad.stderr
+
+
+async def recall_all(
+    settings: Settings, embedder: Embedder, queries: list[str], as_of: datetime
+) -> list[Any]:
+    async with stores(settings, embedder) as (vectors, graph):
+        service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
+        options = RecallOptions(limit=8, as_of=as_of)
+        found = []
+        for query in queries:
+            result = await service.recall(SCOPE, query, options)
+            found.append([(h.id, h.score, sorted(h.channels), h.ranks) for h in result.results])
+        return found
+
+
+@pytest.mark.parametrize("with_embeddings", [False, True], ids=["re-embedded", "embeddings-kept"])
+async def test_recall_ranks_the_same_after_export_and_import(
+    tmp_path: Path, embedder: Embedder, with_embeddings: bool
+) -> None:
+    original = make_settings(tmp_path / "original")
+    async with stores(original, embedder) as (vectors, graph):
+        service = MemoryService(settings=original, vectors=vectors, graph=graph, embedder=embedder)
+        turns = [
+            ("user", "Which database should the billing ledger use, Postgres or MongoDB?"),
+            ("assistant", "Postgres: you need transactions across accounts."),
+            ("user", "And how often do we back it up?"),
+            ("assistant", "Nightly, with point-in-time recovery kept for a week."),
+            ("user", "Thanks, go ahead."),
+        ]
+        messages = [
+            MessageIn(role=role, content=text, id=f"m{i}", created_at=T0 + timedelta(minutes=i))
+            for i, (role, text) in enumerate(turns)
+        ]
+        await service.remember_thread(SCOPE, ThreadDraft("billing", messages))
+        await service.create_note(
+            SCOPE, NoteDraft(content="The ledger runs on Postgres", type=NoteType.DECISION)
+        )
+        await service.create_note(
+            SCOPE, NoteDraft(content="Backups are nightly with PITR", type=NoteType.FACT)
+        )
+    queries = ["ledger database choice", "backup schedule", "transactions across accounts", "go ahead"]
+    as_of = datetime.now(UTC) + timedelta(days=1)
+    file = tmp_path / "export.jsonl"
+    before = await recall_all(original, embedder, queries, as_of)
+
+    await export_file(original, file, with_embeddings=with_embeddings)
+    imported = await import_file(make_settings(tmp_path / "copy"), file, embedder=embedder)
+    after = await recall_all(make_settings(tmp_path / "copy"), embedder, queries, as_of)
+
+    assert imported.embedded == (0 if with_embeddings else 7)
+    assert any("context" in channels for hits in before for _, _, channels, _ in hits)
+    assert [[(i, c, r) for i, _, c, r in hits] for hits in after] == [
+        [(i, c, r) for i, _, c, r in hits] for hits in before
+    ]
+    for hits_after, hits_before in zip(after, before, strict=True):
+        assert [s for _, s, _, _ in hits_after] == pytest.approx([s for _, s, _, _ in hits_before], abs=1e-6)

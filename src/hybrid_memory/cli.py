@@ -133,7 +133,7 @@ def _stats(settings: Settings) -> int:
 
     async def run() -> str:
         async with open_app(settings) as app:
-            return (await app.service.lifecycle.stats(app.scope)).model_dump_json(indent=2)
+            return (await app.service.stats(app.scope)).model_dump_json(indent=2)
 
     # A client-side command: its report belongs on stdout.
     print(anyio.run(run))
@@ -157,13 +157,13 @@ def _cleanup(args: argparse.Namespace, settings: Settings) -> int:
 
     async def run() -> tuple[list[PreviewItem], bool, CleanupResult | None]:
         async with open_app(settings) as app:
-            lifecycle = app.service.lifecycle
+            service = app.service
             if not args.dry_run:
-                return [], False, await lifecycle.cleanup(app.scope)
+                return [], False, await service.cleanup(app.scope)
             items: list[PreviewItem] = []
             cursor: str | None = None
             while True:
-                page = await lifecycle.preview(app.scope, 200, cursor)
+                page = await service.forget_preview(app.scope, 200, cursor)
                 items.extend(page.items)
                 cursor = page.next_cursor
                 if cursor is None:

@@ -78,9 +78,9 @@ async def test_cleanup_command_previews_then_applies_retention_and_limits(
 
     limits = LifecycleSettings(max_items=2, eviction_policy="fifo", retention_days=30)
     async with open_app(make_settings(data).model_copy(update={"lifecycle": limits}), embedder) as app:
-        stats = await app.service.lifecycle.stats(SCOPE)
+        stats = await app.service.stats(SCOPE)
         assert (stats.items, [k.count for k in stats.by_kind if k.kind.value == "summary"]) == (2, [1])
-        assert (await app.service.lifecycle.preview(SCOPE, 10, None)).total == 0
+        assert (await app.service.forget_preview(SCOPE, 10, None)).total == 0
 
 
 async def test_stats_command_prints_the_projects_counts_as_json(tmp_path: Path, embedder: Embedder) -> None:

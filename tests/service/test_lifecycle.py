@@ -36,18 +36,18 @@ async def test_pin_and_unpin_report_whether_anything_changed(harness: Harness) -
         await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("core fact")))
     ).memory_ids
 
-    pinned = await harness.service.lifecycle.pin(SCOPE, memory_id, True)
-    again = await harness.service.lifecycle.pin(SCOPE, memory_id, True)
+    pinned = await harness.service.pin(SCOPE, memory_id, True)
+    again = await harness.service.pin(SCOPE, memory_id, True)
 
     assert (pinned.pinned, pinned.changed, again.changed) == (True, True, False)
     assert await harness.count(pinned=True) == 1
-    assert (await harness.service.lifecycle.pin(SCOPE, memory_id, False)).changed is True
+    assert (await harness.service.pin(SCOPE, memory_id, False)).changed is True
     assert await harness.count(pinned=True) == 0
 
 
 async def test_pin_of_an_unknown_id_says_how_to_find_one(harness: Harness) -> None:
     with pytest.raises(NotFoundError) as refused:
-        await harness.service.lifecycle.pin(SCOPE, "nope", True)
+        await harness.service.pin(SCOPE, "nope", True)
 
     assert str(refused.value) == (
         "No memory or note 'nope' in this project. recall_memory and create_note return the ids you can pin."
@@ -58,7 +58,7 @@ async def test_memory_context_puts_core_then_working_then_recalled(harness: Harn
     core = await harness.service.create_note(
         SCOPE, NoteDraft(content="The user is called Ann.", type=NoteType.FACT)
     )
-    await harness.service.lifecycle.pin(SCOPE, core.id, True)
+    await harness.service.pin(SCOPE, core.id, True)
     await harness.service.remember_thread(SCOPE, ThreadDraft("other", messages("kiwi talk elsewhere")))
     working = await harness.service.remember_thread(
         SCOPE, ThreadDraft("t1", messages("first turn", "second turn"))
@@ -142,7 +142,7 @@ async def test_pinned_memories_are_never_evicted(make_service: MakeService) -> N
         LifecycleSettings(max_items=2, eviction_policy="fifo", summarize_on_evict=False)
     )
     first = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", numbered(1)))
-    await harness.service.lifecycle.pin(SCOPE, first.memory_ids[0], True)
+    await harness.service.pin(SCOPE, first.memory_ids[0], True)
 
     await harness.service.remember_thread(SCOPE, ThreadDraft("t2", numbered(3, start=1)))
 
@@ -192,7 +192,7 @@ async def test_cleanup_deletes_what_the_retention_expired(make_service: MakeServ
         SCOPE, ThreadDraft("t1", [old, MessageIn(role="user", content="recent")])
     )
 
-    result = await harness.service.lifecycle.cleanup(SCOPE)
+    result = await harness.service.cleanup(SCOPE)
 
     assert (result.deleted, result.evicted, result.summary_id) == (1, 0, None)
     assert await scroll_texts(harness) == ["recent"]
@@ -214,7 +214,7 @@ async def test_stats_count_by_kind(harness: Harness) -> None:
     await harness.service.remember_thread(SCOPE, ThreadDraft("t1", messages("one two", "three")))
     await harness.service.create_note(SCOPE, NoteDraft(content="a note", type=NoteType.FACT))
 
-    stats = await harness.service.lifecycle.stats(SCOPE)
+    stats = await harness.service.stats(SCOPE)
 
     counts = {k.kind: (k.count, k.tokens) for k in stats.by_kind}
     assert (stats.items, stats.tokens, stats.notes) == (3, 5, 1)

@@ -83,7 +83,7 @@ async def test_update_reindexes_the_new_text_and_keeps_the_pin(harness: Harness)
     note = await harness.service.create_note(
         SCOPE, NoteDraft(content="The cache is Redis.", type=NoteType.FACT)
     )
-    await harness.service.lifecycle.pin(SCOPE, note.id, True)
+    await harness.service.pin(SCOPE, note.id, True)
 
     updated = await harness.service.update_note(
         SCOPE, note.id, content="The cache is Memcached.", tags=["cache"]

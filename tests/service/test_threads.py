@@ -44,7 +44,7 @@ async def test_an_edited_message_is_updated_in_place_keeping_its_pin(harness: Ha
     first = await harness.service.remember_thread(
         SCOPE, ThreadDraft("t1", messages("Deploy on Friday.", "Noted."))
     )
-    await harness.service.lifecycle.pin(SCOPE, first.memory_ids[0], True)
+    await harness.service.pin(SCOPE, first.memory_ids[0], True)
 
     edited = await harness.service.remember_thread(
         SCOPE, ThreadDraft("t1", messages("Deploy on Monday.", "Noted."))

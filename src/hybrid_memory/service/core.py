@@ -10,24 +10,23 @@ orphans are dropped from results and deleted on repair.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
-from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
+    CleanupResult,
     Direction,
+    ForgetPreview,
     ForgetResult,
     Link,
-    Memory,
     MemoryContext,
-    MemoryFilter,
-    MemoryKind,
-    MemoryRecord,
+    MemoryStats,
     Neighbourhood,
     NoteResult,
     NoteType,
+    PinResult,
     RecallResult,
     Relation,
     RememberResult,
@@ -38,7 +37,9 @@ from hybrid_memory.models import (
 from hybrid_memory.service import _validate
 from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.service.forgetting import forget
+from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.service.summary import build_summarizer
@@ -47,8 +48,6 @@ from hybrid_memory.service.threads import ThreadPlan, Threads
 from hybrid_memory.settings import Settings
 
 logger = logging.getLogger(__name__)
-
-MAX_LISTED_IDS = 500
 
 
 class MemoryService:
@@ -67,79 +66,52 @@ class MemoryService:
         self._vectors = vectors
         self._graph = graph
         self._embedder = embedder
-        self._sparse = sparse or Bm25Encoder()
+        self._indexer = Indexer(vectors=vectors, embedder=embedder, sparse=sparse)
         self._recaller = Recaller(
             settings=settings,
             vectors=vectors,
             graph=graph,
             embedder=embedder,
-            sparse=self._sparse,
+            sparse=self._indexer.sparse,
             validate_text=self._text,
         )
-        self.lifecycle = Lifecycle(
+        self._lifecycle = Lifecycle(
             settings=settings.lifecycle,
             vectors=vectors,
             graph=graph,
             embedder=embedder,
-            records=self._records,
+            indexer=self._indexer,
             summarizer=build_summarizer(settings.lifecycle),
         )
         self._threads = Threads(
             settings=settings,
             vectors=vectors,
             embedder=embedder,
-            records=self._records,
-            lifecycle=self.lifecycle,
-            validate_text=self._text,
+            indexer=self._indexer,
+            lifecycle=self._lifecycle,
         )
         self._notes = Notes(
             vectors=vectors,
             graph=graph,
             embedder=embedder,
-            records=self._records,
-            lifecycle=self.lifecycle,
-            validate_text=self._text,
+            indexer=self._indexer,
+            lifecycle=self._lifecycle,
+            max_content_chars=settings.max_content_chars,
         )
         self._context = ContextBuilder(vectors=vectors, embedder=embedder, recall=self._recaller.recall)
 
     def _text(self, value: str, what: str) -> str:
         return _validate.text(value, what, self._settings.max_content_chars)
 
-    # --- embedding --------------------------------------------------------------------
-
-    async def _records(
-        self,
-        memories: Sequence[Memory],
-        dense: list[list[float]] | None = None,
-        contexts: Mapping[str, str] | None = None,
-    ) -> list[MemoryRecord]:
-        """Vectors for memories; ``contexts`` gives a memory's text with what came before it.
-
-        A memory with a context is embedded with it (dense) and gets a second BM25 vector
-        of it, so a short reply is found by the words of the turn it answers.
-        """
-        contexts = contexts or {}
-        texts = [contexts.get(m.id, m.text) for m in memories]
-        dense = dense or await self._embedder.embed_documents(texts)
-        return [
-            MemoryRecord(
-                memory=m,
-                dense=d,
-                sparse=self._sparse.encode_document(m.text),
-                sparse_context=self._sparse.encode_document(contexts[m.id]) if m.id in contexts else None,
-            )
-            for m, d in zip(memories, dense, strict=True)
-        ]
-
     # --- threads ---------------------------------------------------------------------
 
     async def plan_thread(self, scope: Scope, draft: ThreadDraft) -> DryRun[ThreadPlan]:
         """Dry run of remember_thread: its prepared memories and what its eviction would summarise."""
         plan = self._threads.prepare(scope, draft)
-        if not self.lifecycle.summarizes:
+        if not self._lifecycle.summarizes:
             return DryRun(plan, None)
         adding = await self._threads.changed(scope, plan)
-        return DryRun(plan, await self.lifecycle.summary_request(scope, adding) if adding else None)
+        return DryRun(plan, await self._lifecycle.summary_request(scope, adding) if adding else None)
 
     async def remember_thread(
         self, scope: Scope, thread: ThreadDraft | ThreadPlan, *, summarizer: Summarizer | None = None
@@ -156,10 +128,12 @@ class MemoryService:
     async def plan_note(self, scope: Scope, draft: NoteDraft) -> DryRun[NotePlan]:
         """Dry run of create_note: the embedded note and what its eviction would summarise."""
         plan = await self._notes.prepare(scope, draft)
-        if not self.lifecycle.summarizes:
+        if not self._lifecycle.summarizes:
             return DryRun(plan, None)
         memory = await self._notes.pending(scope, plan)
-        return DryRun(plan, None if memory is None else await self.lifecycle.summary_request(scope, [memory]))
+        return DryRun(
+            plan, None if memory is None else await self._lifecycle.summary_request(scope, [memory])
+        )
 
     async def create_note(
         self, scope: Scope, note: NoteDraft | NotePlan, *, summarizer: Summarizer | None = None
@@ -206,55 +180,41 @@ class MemoryService:
             scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
         )
 
-    # --- forgetting -----------------------------------------------------------------------
+    # --- forgetting and the lifecycle -------------------------------------------------------
 
     async def forget(
         self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None
     ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
-        if not ids and thread_id is None:
-            raise InvalidInputError(
-                "Pass ids (memory or note ids from recall_memory) or a thread_id to forget."
-            )
-        deleted_notes = 0
-        deleted_ids: list[str] = []
-        for note in await self._graph.get_notes(scope, list(ids)):
-            if await self._graph.delete_note(scope, note.id):
-                deleted_notes += 1
-                deleted_ids.append(note.id)
-        memory_ids = list(ids)
-        if thread_id is not None:
-            flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-            offset: str | None = None
-            while True:
-                page, offset = await self._vectors.scroll(flt, 256, offset)
-                memory_ids.extend(m.id for m in page)
-                if offset is None:
-                    break
-        present = [m.id for m in await self._vectors.get(scope, memory_ids)]
-        deleted_memories = await self._vectors.delete(scope, present) if present else 0
-        deleted_ids.extend(i for i in present if i not in deleted_ids)
-        missing = [i for i in ids if i not in deleted_ids]
-        if ids and missing and not deleted_ids:
-            named = ", ".join(repr(m) for m in missing[:5])
-            raise NotFoundError(
-                f"Nothing to forget: no memory or note {named} in this project. "
-                "recall_memory returns the ids you can forget."
-            )
-        return ForgetResult(
-            deleted_memories=deleted_memories,
-            deleted_notes=deleted_notes,
-            ids=deleted_ids[:MAX_LISTED_IDS],
-            more_ids=max(0, len(deleted_ids) - MAX_LISTED_IDS),
-        )
+        return await forget(self._vectors, self._graph, scope, ids=ids, thread_id=thread_id)
+
+    async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
+        """Pin a memory or note into core memory (never evicted, always in context), or unpin it."""
+        return await self._lifecycle.pin(scope, memory_id, pinned)
+
+    async def forget_preview(self, scope: Scope, limit: int, cursor: str | None = None) -> ForgetPreview:
+        """What :meth:`cleanup` would remove now, a page at a time; changes nothing."""
+        return await self._lifecycle.preview(scope, limit, cursor)
+
+    async def cleanup(self, scope: Scope, summarizer: Summarizer | None = None) -> CleanupResult:
+        """Delete expired memories (retention), then evict what the limits require."""
+        return await self._lifecycle.cleanup(scope, summarizer)
+
+    async def cleanup_summary_request(self, scope: Scope) -> SummaryRequest | None:
+        """What :meth:`cleanup` would have summarised now; None: no summary."""
+        return await self._lifecycle.summary_request(scope)
+
+    async def stats(self, scope: Scope) -> MemoryStats:
+        """The project's memory statistics: counts by kind, pins, evictions, recall hit rate, limits."""
+        return await self._lifecycle.stats(scope)
 
     # --- recall ----------------------------------------------------------------------------
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
         result = await self._recaller.recall(scope, query, options)
-        self.lifecycle.record_recall(scope, bool(result.results))
-        await self.lifecycle.touch(scope, [r.id for r in result.results])
+        self._lifecycle.record_recall(scope, bool(result.results))
+        await self._lifecycle.touch(scope, [r.id for r in result.results])
         return result
 
     async def memory_context(
@@ -262,8 +222,8 @@ class MemoryService:
     ) -> MemoryContext:
         """Core + working + recalled memory as one cited block within ``max_tokens``."""
         context, used = await self._context.build(scope, query, thread_id, max_tokens)
-        self.lifecycle.record_recall(scope, bool(context.recalled))
-        await self.lifecycle.touch(scope, used)
+        self._lifecycle.record_recall(scope, bool(context.recalled))
+        await self._lifecycle.touch(scope, used)
         return context
 
     # --- tasks ---------------------------------------------------------------------------------
@@ -278,7 +238,7 @@ class MemoryService:
     async def plan_task(self, scope: Scope, draft: TaskDraft) -> DryRun[TaskPlan]:
         """Dry run of record_task: its task memory and what its eviction would summarise."""
         plan = self._task(scope, draft)
-        return DryRun(plan, await self.lifecycle.summary_request(scope, [plan.memory]))
+        return DryRun(plan, await self._lifecycle.summary_request(scope, [plan.memory]))
 
     async def record_task(
         self, scope: Scope, task: TaskDraft | TaskPlan, *, summarizer: Summarizer | None = None
@@ -286,8 +246,8 @@ class MemoryService:
         """A task outcome as a ``task`` memory: what was tried, what happened, whether it worked."""
         plan = self._task(scope, task)
         memory = plan.memory
-        await self._vectors.upsert(await self._records([memory]))
-        evicted = await self.lifecycle.enforce(scope, summarizer)
+        await self._indexer.store([memory])
+        evicted = await self._lifecycle.enforce(scope, summarizer)
         return TaskResult(
             id=memory.id, text=memory.text, success=plan.success, redacted=plan.redacted, evicted=evicted
         )

@@ -1,8 +1,10 @@
 """Limits, eviction with summarize-and-replace, retention cleanup, pins and statistics.
 
 Limits are enforced after every write, under one lock per scope, so a burst of
-concurrent writes ends within the limits: each write's enforcement scans the store
-after its own write, and the last one to take the lock sees every write before it.
+concurrent writes ends within the limits. A write whose scope's running counts
+(:mod:`~hybrid_memory.service.usage`, an upper bound) stay within the limits needs
+no eviction and reads nothing; otherwise its enforcement scans the store after its
+own write, and the last one to take the lock sees every write before it.
 A summary is written before what it replaces is deleted, so a crash in between
 leaves a duplicate, never a loss.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -29,7 +31,6 @@ from hybrid_memory.models import (
     Memory,
     MemoryFilter,
     MemoryKind,
-    MemoryRecord,
     MemoryStats,
     NoteFilter,
     PinResult,
@@ -38,23 +39,14 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import eviction
-from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service.summary import Summarizer as Summarizer
+from hybrid_memory.service.summary import SummaryRequest as SummaryRequest
+from hybrid_memory.service.summary import model_summary, summary_lines
+from hybrid_memory.service.usage import Tally
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
-
-Summarizer = Callable[[Sequence[str], int], Awaitable[str | None]]
-"""Summarise these texts in at most this many tokens; None when it cannot (the extractive one is used)."""
-Records = Callable[[Sequence[Memory]], Awaitable[list[MemoryRecord]]]
-
-
-@dataclass(frozen=True)
-class SummaryRequest:
-    """What an eviction would summarise: the evicted memories' lines, oldest first, and the token budget."""
-
-    lines: tuple[str, ...]
-    budget: int
-
 
 MAX_LISTED = 500
 MAX_REPLACES = 1000
@@ -78,7 +70,7 @@ class _Planned:
 
 
 class Lifecycle:
-    """The lifecycle use cases of one server; MemoryService exposes it as ``service.lifecycle``."""
+    """The lifecycle use cases of one server; MemoryService exposes them under its own names."""
 
     def __init__(
         self,
@@ -87,14 +79,15 @@ class Lifecycle:
         vectors: VectorStore,
         graph: GraphStore,
         embedder: Embedder,
-        records: Records,
+        indexer: Indexer,
         summarizer: Summarizer | None = None,
     ) -> None:
         self._settings = settings
         self._vectors = vectors
         self._graph = graph
         self._embedder = embedder
-        self._records = records
+        self._indexer = indexer
+        self._usage = indexer.usage
         self._fallback = summarizer
         self._locks: defaultdict[Scope, anyio.Lock] = defaultdict(anyio.Lock)
         self._counters: defaultdict[Scope, _Counters] = defaultdict(_Counters)
@@ -132,6 +125,21 @@ class Lifecycle:
         days = self._settings.retention_days
         return days is not None and not memory.pinned and memory.created_at <= now - timedelta(days=days)
 
+    def _limits(self, now: datetime) -> eviction.Limits:
+        s = self._settings
+        return eviction.Limits(
+            max_items=s.max_items,
+            max_tokens=s.max_tokens,
+            policy=s.eviction_policy,
+            ttl_cutoff=None if s.ttl_days is None else now - timedelta(days=s.ttl_days),
+            summary_tokens=eviction.summary_budget(s.max_tokens) if s.summarize_on_evict else 0,
+        )
+
+    def _fits(self, scope: Scope, now: datetime, adding: Sequence[Memory] = ()) -> bool:
+        """Whether the scope's running counts (``adding`` included) show no eviction is due."""
+        tally = self._usage.current(scope)
+        return tally is not None and tally.plus(Tally.of(adding)).within(self._limits(now))
+
     async def _plan(self, scope: Scope, now: datetime, adding: Sequence[Memory] = ()) -> _Planned:
         """What the limits remove now; ``adding``: memories a write is about to store (a dry run)."""
         memories = {m.id: m for m in await self.all_memories(MemoryFilter(scope=scope))}
@@ -139,13 +147,7 @@ class Lifecycle:
         expired = [m for m in memories.values() if self._expired(m, now)]
         gone = {m.id for m in expired}
         s = self._settings
-        limits = eviction.Limits(
-            max_items=s.max_items,
-            max_tokens=s.max_tokens,
-            policy=s.eviction_policy,
-            ttl_cutoff=None if s.ttl_days is None else now - timedelta(days=s.ttl_days),
-            summary_tokens=eviction.summary_budget(s.max_tokens) if s.summarize_on_evict else 0,
-        )
+        limits = self._limits(now)
         items = [
             eviction.Item(m.id, m.tokens, m.created_at, m.last_accessed_at, m.pinned)
             for m in memories.values()
@@ -173,20 +175,36 @@ class Lifecycle:
         if not self._settings.limited:
             return 0
         async with self._locks[scope]:
-            planned = await self._plan(scope, utcnow())
-            evicted, _ = await self._evict(scope, planned, summarizer)
+            if self._fits(scope, utcnow()):
+                return 0
+            _, evicted, _ = await self._apply(scope, summarizer, remove_expired=False)
             return evicted
+
+    async def _apply(
+        self, scope: Scope, summarizer: Summarizer | None, *, remove_expired: bool
+    ) -> tuple[_Planned, int, str | None]:
+        """Plan from a full scan and carry it out; the running counts start again from the scan."""
+        self._usage.scanning(scope)
+        try:
+            planned = await self._plan(scope, utcnow())
+            if remove_expired:
+                removed = await self._remove(scope, planned.expired)
+                self._counters[scope].deleted_expired += len(removed)
+            evicted, summary_id = await self._evict(scope, planned, summarizer)
+        except BaseException:
+            self._usage.forget(scope)
+            raise
+        gone = {m.id for m in planned.expired} | {e.id for e in planned.plan.evictions}
+        self._usage.scanned(scope, (m for m in planned.memories.values() if m.id not in gone))
+        return planned, evicted, summary_id
 
     async def cleanup(self, scope: Scope, summarizer: Summarizer | None = None) -> CleanupResult:
         """Delete expired memories (retention), then evict what the limits require."""
         async with self._locks[scope]:
-            planned = await self._plan(scope, utcnow())
-            removed = await self._remove(scope, planned.expired)
-            self._counters[scope].deleted_expired += len(removed)
-            evicted, summary_id = await self._evict(scope, planned, summarizer)
+            planned, evicted, summary_id = await self._apply(scope, summarizer, remove_expired=True)
         ids = [m.id for m in planned.expired] + [e.id for e in planned.plan.evictions]
         return CleanupResult(
-            deleted=len(removed), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]
+            deleted=len(planned.expired), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]
         )
 
     async def summary_request(self, scope: Scope, adding: Sequence[Memory] = ()) -> SummaryRequest | None:
@@ -194,7 +212,7 @@ class Lifecycle:
 
         Lets a caller have the summary written (by the MCP client's model) before the write.
         """
-        if not self.summarizes:
+        if not self.summarizes or self._fits(scope, utcnow(), adding):
             return None
         planned = await self._plan(scope, utcnow(), adding)
         if not (planned.plan.summarize and planned.plan.evictions):
@@ -203,7 +221,7 @@ class Lifecycle:
         if any(m.private for m in victims):
             return None  # private text never leaves the machine: the extractive summary stays local
         budget = eviction.summary_budget(self._settings.max_tokens)
-        return SummaryRequest(lines=_lines(victims), budget=budget)
+        return SummaryRequest(lines=summary_lines(victims), budget=budget)
 
     async def preview(self, scope: Scope, limit: int, cursor: str | None) -> ForgetPreview:
         """What :meth:`cleanup` would remove now, a page at a time; changes nothing."""
@@ -248,7 +266,7 @@ class Lifecycle:
         summary_id = None
         if planned.plan.summarize:
             summary = await self._summary(scope, victims, summarizer)
-            await self._vectors.upsert(await self._records([summary]))
+            await self._indexer.store([summary])
             summary_id = summary.id
             self._counters[scope].summaries += 1
         await self._remove(scope, victims)
@@ -261,28 +279,16 @@ class Lifecycle:
     ) -> Memory:
         victims = sorted(victims, key=lambda m: m.created_at)
         budget = eviction.summary_budget(self._settings.max_tokens)
-        lines = _lines(victims)
-        text, source = None, "extractive"
+        lines = summary_lines(victims)
         # Private text never goes to a model, the client's or a configured one.
         private = any(m.private for m in victims)
         models = () if private else (("sampling", summarizer), ("model", self._fallback))
-        for name, fn in models:
-            if fn is None:
-                continue
-            try:
-                text = await fn(lines, budget)
-            except Exception:  # a summary is a courtesy: the extractive one always works
-                logger.warning("%s summary failed; using the extractive one", name, exc_info=True)
-            if text and text.strip():
-                source = name
-                break
+        text, source = await model_summary(lines, budget, models)
         count = sum(max(1, m.replaced_count) if m.kind is MemoryKind.SUMMARY else 1 for m in victims)
-        if not text or not text.strip():
+        if text is None:
             text = eviction.extractive_summary(
                 lines, count=count, since=victims[0].created_at, until=victims[-1].created_at
             )
-        else:
-            text = redact(text).text  # a model's words are stored like any other input
         text = self._fit(text.strip(), budget)
         threads = {m.thread_id for m in victims}
         return Memory(
@@ -319,6 +325,7 @@ class Lifecycle:
         memory = found[0]
         if memory.pinned != pinned:
             await self._vectors.set_payload(scope, memory.id, {"pinned": pinned})
+            self._usage.forget(scope)  # a pin changes what the limits may evict: count again
         return PinResult(
             id=memory.id, kind=memory.kind, pinned=pinned, changed=memory.pinned != pinned, text=memory.text
         )
@@ -358,12 +365,6 @@ class Lifecycle:
             recall_hit_rate=None if not c.recalls else round(c.recall_hits / c.recalls, 4),
             limits=self.limits_info(),
         )
-
-
-def _lines(victims: Sequence[Memory]) -> tuple[str, ...]:
-    """The evicted memories as a summary sees them, oldest first."""
-    ordered = sorted(victims, key=lambda m: m.created_at)
-    return tuple(f"{m.role}: {m.text}" if m.role else m.text for m in ordered)
 
 
 def _cursor(cursor: str | None) -> int:

@@ -9,7 +9,7 @@ start-up) re-indexes it.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
@@ -21,7 +21,6 @@ from hybrid_memory.models import (
     Memory,
     MemoryFilter,
     MemoryKind,
-    MemoryRecord,
     Neighbourhood,
     Note,
     NoteFilter,
@@ -33,11 +32,9 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service.commands import NoteDraft
+from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
-
-Records = Callable[[Sequence[Memory], list[list[float]] | None], Awaitable[list[MemoryRecord]]]
-"""Embed memories into vector-store records; the dense vectors when already known."""
 
 # Links of these kinds say the target is no longer true: the older note's validity ends.
 CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
@@ -65,16 +62,19 @@ class Notes:
         vectors: VectorStore,
         graph: GraphStore,
         embedder: Embedder,
-        records: Records,
+        indexer: Indexer,
         lifecycle: Lifecycle,
-        validate_text: Callable[[str, str], str],
+        max_content_chars: int,
     ) -> None:
         self._vectors = vectors
         self._graph = graph
         self._embedder = embedder
-        self._records = records
+        self._indexer = indexer
         self._lifecycle = lifecycle
-        self._text = validate_text
+        self._max_chars = max_content_chars
+
+    def _text(self, value: str, what: str) -> str:
+        return _validate.text(value, what, self._max_chars)
 
     async def get(self, scope: Scope, note_id: str) -> Note:
         found = await self._graph.get_notes(scope, [note_id])
@@ -117,7 +117,7 @@ class Notes:
     ) -> Memory:
         """Write the note's searchable copy (see :meth:`_memory`)."""
         memory = self._memory(note, keep=keep, **fields)
-        await self._vectors.upsert(await self._records([memory], None if dense is None else [dense]))
+        await self._indexer.store([memory], dense=[dense])
         return memory
 
     @staticmethod
@@ -184,7 +184,7 @@ class Notes:
                 existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=plan.redacted
             )
         await self._graph.upsert_note(plan.note)
-        await self._vectors.upsert(await self._records([plan.memory], [plan.dense]))
+        await self._indexer.store([plan.memory], dense=[plan.dense])
         evicted = await self._lifecycle.enforce(scope, summarizer)
         del evicted  # the note itself may be among them only if every other memory is pinned
         return self._result(plan.note, plan.memory, redacted=plan.redacted)

@@ -9,14 +9,28 @@ summary, which always works. A model that fails or is slow only costs a warning.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 import anyio
 
-from hybrid_memory.service.lifecycle import Summarizer, SummaryRequest
+from hybrid_memory.models import Memory
+from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
+
+Summarizer = Callable[[Sequence[str], int], Awaitable[str | None]]
+"""Summarise these texts in at most this many tokens; None when it cannot (the extractive one is used)."""
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """What an eviction would summarise: the evicted memories' lines, oldest first, and the token budget."""
+
+    lines: tuple[str, ...]
+    budget: int
+
 
 MAX_PROMPT_CHARS = 24_000
 """The memories put in one summary prompt; what does not fit is counted, not sent."""
@@ -43,6 +57,29 @@ def prompt(lines: Sequence[str], budget: int) -> tuple[str, str]:
     if len(shown) < len(lines):
         shown.append(f"(and {len(lines) - len(shown)} more memories not shown)")
     return SYSTEM_PROMPT.format(budget=budget), "Memories to summarise:\n" + "\n".join(shown)
+
+
+def summary_lines(victims: Sequence[Memory]) -> tuple[str, ...]:
+    """The evicted memories as a summary sees them, oldest first."""
+    ordered = sorted(victims, key=lambda m: m.created_at)
+    return tuple(f"{m.role}: {m.text}" if m.role else m.text for m in ordered)
+
+
+async def model_summary(
+    lines: Sequence[str], budget: int, models: Sequence[tuple[str, Summarizer | None]]
+) -> tuple[str | None, str]:
+    """The first summary a model writes (redacted) and the model's name; None: use the extractive one."""
+    for name, fn in models:
+        if fn is None:
+            continue
+        try:
+            text = await fn(lines, budget)
+        except Exception:  # a summary is a courtesy: the extractive one always works
+            logger.warning("%s summary failed; using the extractive one", name, exc_info=True)
+            continue
+        if text and text.strip():
+            return redact(text).text, name  # a model's words are stored like any other input
+    return None, "extractive"
 
 
 def precomputed(request: SummaryRequest, text: str) -> Summarizer:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -19,7 +18,6 @@ from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.models import (
     Memory,
     MemoryKind,
-    MemoryRecord,
     MessageIn,
     RememberResult,
     Scope,
@@ -29,17 +27,13 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service.commands import ThreadDraft
+from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import Settings
 
 REMEMBERED_ROLES = frozenset({"user", "assistant"})
 _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
-
-Records = Callable[[Sequence[Memory], None, Mapping[str, str]], Awaitable[list[MemoryRecord]]]
-# How much of the previous message joins a message's context (about 100 tokens): enough for
-# the question a reply answers, not so much that it drowns the reply.
-CONTEXT_CHARS = 400
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -56,16 +50,25 @@ def _message_text(message: MessageIn) -> tuple[str, int]:
     return "\n".join(texts).strip(), len(message.content) - len(texts)
 
 
-def _link_in_order(planned: list[Memory], contexts: dict[str, str]) -> list[Memory]:
-    """Chain the call's memories (prev_id / next_id) and give each first chunk its context."""
+def _message_id(message: MessageIn, index: int, role: str, text: str, seen: dict[str, int]) -> str:
+    """The caller's message id, else one from the role and text; numbered when seen before in the call."""
+    has_id = message.id is not None and message.id.strip()
+    message_id = _validate.identifier(message.id or "", f"messages[{index}].id") if has_id else None
+    if message_id is None:
+        digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
+        message_id = f"h-{digest}"
+    # The same id twice in one call (a repeated "ok"): keep both, distinctly.
+    occurrence = seen.get(message_id, 0)
+    seen[message_id] = occurrence + 1
+    return f"{message_id}#{occurrence}" if occurrence else message_id
+
+
+def _link_in_order(planned: list[Memory]) -> list[Memory]:
+    """Chain the call's memories (prev_id / next_id): the chain gives each first chunk its context."""
     linked = []
     for i, memory in enumerate(planned):
         before = planned[i - 1] if i else None
         after = planned[i + 1] if i + 1 < len(planned) else None
-        if before is not None and memory.chunk_index == 0:
-            tail = before.text[-CONTEXT_CHARS:]
-            cut = tail.find(" ") if len(before.text) > CONTEXT_CHARS else -1
-            contexts[memory.id] = f"{tail[cut + 1 :]}\n{memory.text}"
         linked.append(
             memory.model_copy(
                 update={"prev_id": before.id if before else None, "next_id": after.id if after else None}
@@ -85,13 +88,11 @@ class ThreadPlan:
 
     thread_id: str
     planned: list[Memory] = field(default_factory=list)
-    """Every memory of the call's remembered messages, in order, chained and with their contexts."""
+    """Every memory of the call's remembered messages, in order, chained (the chain gives the context)."""
     per_message: list[list[str]] = field(default_factory=list)
     """The memory ids of each remembered message, in order."""
     skipped: dict[str, int] = field(default_factory=dict)
     redacted: int = 0
-    contexts: dict[str, str] = field(default_factory=dict)
-    """Memory id -> its text with the tail of the message before it (first chunks only)."""
 
 
 class Threads:
@@ -103,16 +104,14 @@ class Threads:
         settings: Settings,
         vectors: VectorStore,
         embedder: Embedder,
-        records: Records,
+        indexer: Indexer,
         lifecycle: Lifecycle,
-        validate_text: Callable[[str, str], str],
     ) -> None:
         self._settings = settings
         self._vectors = vectors
         self._embedder = embedder
-        self._records = records
+        self._indexer = indexer
         self._lifecycle = lifecycle
-        self._text = validate_text
 
     def _chunks(self, text: str) -> list[str]:
         return chunk_text(
@@ -183,26 +182,17 @@ class Threads:
             if not text:
                 skipped["empty"] = skipped.get("empty", 0) + 1
                 continue
-            text = self._text(text, f"messages[{index}].content")
+            text = _validate.text(text, f"messages[{index}].content", self._settings.max_content_chars)
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
-            has_id = message.id is not None and message.id.strip()
-            message_id = _validate.identifier(message.id or "", f"messages[{index}].id") if has_id else None
-            if message_id is None:
-                digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
-                message_id = f"h-{digest}"
-            # The same id twice in one call (a repeated "ok"): keep both, distinctly.
-            occurrence = seen_ids.get(message_id, 0)
-            seen_ids[message_id] = occurrence + 1
-            if occurrence:
-                message_id = f"{message_id}#{occurrence}"
+            message_id = _message_id(message, index, role, text, seen_ids)
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
             memories = self._message_memories(scope, draft, write.thread_id, message_id, role, text, created)
             planned.extend(memories)
             write.per_message.append([m.id for m in memories])
 
-        write.planned = _link_in_order(planned, write.contexts)
+        write.planned = _link_in_order(planned)
         return write
 
     async def changed(self, scope: Scope, plan: ThreadPlan) -> list[Memory]:
@@ -220,8 +210,8 @@ class Threads:
     ) -> RememberResult:
         """Store the plan's new or changed memories, then evict what the limits require."""
         to_write = await self.changed(scope, plan)
-        if to_write:
-            await self._vectors.upsert(await self._records(to_write, None, plan.contexts))
+        # A memory's neighbour left out of to_write is stored unchanged: the indexer reads its text.
+        await self._indexer.store(to_write)
         evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
         changed = {m.id for m in to_write}
         stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))

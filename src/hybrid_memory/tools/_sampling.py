@@ -166,7 +166,7 @@ async def _cleanup_plan(ctx: AppCtx, scope: SessionScope) -> SummaryRequest | No
     if not can_sample(ctx):
         return None
     try:
-        return await app(ctx).service.lifecycle.summary_request(scope)
+        return await app(ctx).service.cleanup_summary_request(scope)
     except HybridMemoryError:
         return None
 

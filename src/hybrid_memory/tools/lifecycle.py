@@ -27,12 +27,12 @@ async def pin_memory(memory_id: MemoryId, ctx: AppCtx, scope: SessionScope) -> P
     Pin what every future conversation needs (the user's name, standing preferences,
     the project's ground rules). Keep core memory small: it takes budget first.
     """
-    return await app(ctx).service.lifecycle.pin(scope, memory_id, True)
+    return await app(ctx).service.pin(scope, memory_id, True)
 
 
 async def unpin_memory(memory_id: MemoryId, ctx: AppCtx, scope: SessionScope) -> PinResult:
     """Move a memory or note out of core memory, back to archival memory (reached by recall)."""
-    return await app(ctx).service.lifecycle.pin(scope, memory_id, False)
+    return await app(ctx).service.pin(scope, memory_id, False)
 
 
 async def get_memory_context(
@@ -90,7 +90,7 @@ async def forget_preview(
     Changes nothing. Each item says why: `expired` (retention), `ttl`, `max_items` or
     `max_tokens` (eviction, least recently used or oldest first; pinned memories never).
     """
-    return await app(ctx).service.lifecycle.preview(scope, limit, cursor)
+    return await app(ctx).service.forget_preview(scope, limit, cursor)
 
 
 async def cleanup_memory(ctx: AppCtx, scope: SessionScope, summary: CleanupSummary) -> CleanupResult:
@@ -99,10 +99,10 @@ async def cleanup_memory(ctx: AppCtx, scope: SessionScope, summary: CleanupSumma
     Evicted memories are replaced by one summary memory when summarize-on-evict is on.
     Call forget_preview first to see what would go.
     """
-    return await app(ctx).service.lifecycle.cleanup(scope, summary)
+    return await app(ctx).service.cleanup(scope, summary)
 
 
 async def memory_stats(ctx: AppCtx, scope: SessionScope) -> MemoryStats:
     """How much this project remembers: counts and tokens per kind, pins, the limits in force,
     evictions and the recall hit rate since the server started."""
-    return await app(ctx).service.lifecycle.stats(scope)
+    return await app(ctx).service.stats(scope)

@@ -6,10 +6,13 @@ target store. Then memories and notes go first, in batches, and links last, so e
 link finds its notes. Items equal to what is stored are skipped (and not re-embedded),
 so importing a file twice changes nothing the second time.
 
-A memory keeps the file's embedding when the file was made with the configured model
-and dimension; otherwise it is embedded again, and its ``tokens`` recounted when the
-model differs. A note the file brings without its searchable copy in the vector store
-(every note of a ``memory.jsonl``) is indexed by :meth:`MemoryService.repair`.
+Memories are indexed by the server's own :class:`~hybrid_memory.service.indexer.Indexer`,
+so a thread message gets its context (the tail of the memory its ``prev_id`` names)
+as it did when it was remembered. A memory keeps the file's embedding when the file
+was made with the configured model and dimension; otherwise it is embedded again, and
+its ``tokens`` recounted when the model differs. A note the file brings without its
+searchable copy in the vector store (every note of a ``memory.jsonl``) is indexed by
+:meth:`MemoryService.repair`.
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import BackendError
-from hybrid_memory.models import Link, Memory, MemoryRecord, Note, Scope
+from hybrid_memory.models import Link, Memory, Note, Scope
 from hybrid_memory.service import MemoryService
+from hybrid_memory.service.indexer import Indexer, context_tail
 from hybrid_memory.settings import Settings
 from hybrid_memory.transfer.format import MAX_PROBLEMS, ImportFileError, scope_of
 from hybrid_memory.transfer.plan import ImportPlan, SourceFormat, read_plan
@@ -158,14 +161,22 @@ class _Writer:
         self._vectors = vectors
         self._graph = graph
         self._embedder = embedder
+        self._indexer = Indexer(vectors=vectors, embedder=embedder)
         self._result = result
         self._progress = progress
         self._reuse = reuse
         self.recount = False
-        self._sparse = Bm25Encoder()
+        self._tails: dict[str, str] = {}
+        """Context tails of the file's memories that another one follows (its ``prev_id``)."""
         self._links: dict[Scope, dict[LinkKey, Link]] = {}
 
     async def write(self, plan: ImportPlan) -> None:
+        # The previous memory of a message may come later in the file: their tails first.
+        self._tails = {
+            item.id: context_tail(item.text)
+            for item, _ in plan.entries()
+            if isinstance(item, Memory) and item.next_id is not None
+        }
         self._progress.start("importing", plan.total)
         memories: list[tuple[Memory, list[float] | None]] = []
         notes: list[Note] = []
@@ -206,19 +217,9 @@ class _Writer:
         self._count("memory", written=False, n=len(batch) - len(changed))
         if not changed:
             return
-        to_embed = [m for m, e in changed if not (self._reuse and e is not None)]
-        made = await self._embedder.embed_documents([m.text for m in to_embed]) if to_embed else []
-        fresh = {m.id: vector for m, vector in zip(to_embed, made, strict=True)}
-        records = [
-            MemoryRecord(
-                memory=m,
-                dense=fresh.get(m.id, e or []),
-                sparse=self._sparse.encode_document(m.text),
-            )
-            for m, e in changed
-        ]
-        await self._vectors.upsert(records)
-        self._result.embedded += len(to_embed)
+        dense = [e if self._reuse else None for _, e in changed]
+        await self._indexer.store([m for m, _ in changed], dense=dense, known=self._tails)
+        self._result.embedded += sum(1 for d in dense if d is None)
         self._count("memory", written=True, n=len(changed))
 
     async def _notes(self, batch: Sequence[Note]) -> None:

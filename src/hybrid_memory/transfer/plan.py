@@ -1,8 +1,9 @@
 """Read a whole import file before anything is written: an :class:`ImportPlan` or every problem.
 
-Our own format is read twice: once here to validate every line (keeping only ids and
-counts, so a large export with embeddings is never held in memory), and again by the
-writer, which then trusts it. A ``memory.jsonl`` is small and converted whole.
+Our own format is read more than once: here to validate every line (keeping only ids
+and counts, so a large export with embeddings is never held in memory), then by the
+writer, which trusts it (once for the memories' context, once to write). A
+``memory.jsonl`` is small and converted whole.
 """
 
 from __future__ import annotations
