@@ -87,6 +87,9 @@ class RankingSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_RANKING_", extra="ignore")
 
+    preset: Literal["hybrid", "keyword", "dense", "rrf"] = "hybrid"
+    """The named recall configuration; each field below that is set overrides its part of it."""
+
     # The final mix. Relevance dominates: with recency at 0.3 a question about something
     # said three months ago lost a third of its evidence (LoCoMo, live clock, R@10 .72 -> .63).
     relevance_weight: float = Field(default=0.8, ge=0)
@@ -112,15 +115,6 @@ class RankingSettings(BaseSettings):
     """How many top hits lend relevance to their neighbouring turns."""
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
-
-    def channel_weights(self) -> dict[str, float]:
-        return {
-            "keyword": self.keyword_weight,
-            "context": self.context_weight,
-            "dense": self.dense_weight,
-            "graph": self.graph_weight,
-            "neighbour": self.neighbour_weight,
-        }
 
 
 class LifecycleSettings(BaseSettings):
