@@ -24,6 +24,16 @@ class ChannelConfig(BaseModel):
 
     weight: float = Field(ge=0)
     """0 turns the channel off: it is not searched at all."""
+    floor: float = 0.0
+    """Calibrated fusion: raw scores at or below this count 0."""
+    ceiling: float = 1.0
+    """Calibrated fusion, bounded scores (cosine): raw scores at or above this count 1."""
+    saturation: float | None = Field(default=None, gt=0)
+    """Calibrated fusion, unbounded scores (BM25): the raw score above ``floor`` that counts 0.5."""
+
+    @property
+    def calibration(self) -> ranking.Calibration:
+        return ranking.Calibration(floor=self.floor, ceiling=self.ceiling, saturation=self.saturation)
 
     @property
     def enabled(self) -> bool:
@@ -58,7 +68,14 @@ class RecallConfig(BaseModel):
     neighbour: ChannelConfig = ChannelConfig(weight=0.15)
     """Notes linked to the best note hits."""
     adjacent: AdjacentConfig = AdjacentConfig()
-    fusion: Literal["score", "rrf"] = "score"
+    fusion: Literal["score", "rrf", "calibrated"] = "score"
+    """``score``: min-max per query; ``rrf``: reciprocal ranks; ``calibrated``: fixed per-channel maps."""
+    closed_factor: float = Field(default=0.5, ge=0, le=1)
+    """Score kept by a memory no longer valid (superseded, contradicted), shown with include_invalid."""
+    question_factor: float = Field(default=1.0, ge=0, le=1)
+    """Relevance kept by a turn that only asks (ends with "?"); 1 leaves questions alone."""
+    own_words_first: bool = False
+    """A turn that matched through the turn before it stays below that turn (``ranking.own_words_first``)."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -73,6 +90,9 @@ class RecallConfig(BaseModel):
     def channel_weights(self) -> dict[str, float]:
         return {name: self.channel(name).weight for name in CHANNELS}
 
+    def calibrations(self) -> dict[str, ranking.Calibration]:
+        return {name: self.channel(name).calibration for name in CHANNELS}
+
 
 CHANNELS: tuple[ChannelName, ...] = ("keyword", "context", "dense", "graph", "neighbour")
 
@@ -83,6 +103,17 @@ PRESETS: dict[str, RecallConfig] = {
     "keyword": RecallConfig(context=_OFF, dense=_OFF, neighbour=_OFF, adjacent=AdjacentConfig(share=0.0)),
     "dense": RecallConfig(keyword=_OFF, context=_OFF, neighbour=_OFF, adjacent=AdjacentConfig(share=0.0)),
     "rrf": RecallConfig(fusion="rrf"),
+    # Medians on LoCoMo's tuning half: cosine of the first dense hit 0.58, of the tenth 0.48;
+    # BM25 of the first keyword hit 9.8, of the tenth 4.8.
+    "calibrated": RecallConfig(
+        fusion="calibrated",
+        own_words_first=True,
+        keyword=ChannelConfig(weight=0.35, saturation=5.0),
+        context=ChannelConfig(weight=0.35, saturation=5.0),
+        dense=ChannelConfig(weight=0.3, floor=0.3, ceiling=0.8),
+        graph=ChannelConfig(weight=0.35, saturation=5.0),
+        neighbour=ChannelConfig(weight=0.15),
+    ),
 }
 """``hybrid`` is the default; the others are the baselines it is measured against."""
 
@@ -101,7 +132,7 @@ _FINAL_FIELDS = {
     "recency_half_life_days": "half_life_days",
 }
 _ADJACENT_FIELDS = {"adjacent_share": "share", "adjacent_top": "top"}
-_TOP_FIELDS = ("fusion", "rrf_k", "candidates")
+_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first")
 
 
 def recall_config(settings: RankingSettings, *, timeout_s: float) -> RecallConfig:

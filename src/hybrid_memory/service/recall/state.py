@@ -105,8 +105,16 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     weights = config.channel_weights()
     if config.fusion == "rrf":
         state.fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
+    elif config.fusion == "calibrated":
+        state.fused = ranking.calibrated_fusion(state.channels, weights, config.calibrations())
     else:
         state.fused = ranking.score_fusion(state.channels, weights)
+    if config.question_factor < 1.0:
+        questions = {i for i, m in state.memories.items() if _asks(m)}
+        state.fused = ranking.yield_questions(state.fused, questions, factor=config.question_factor)
+    if config.own_words_first:
+        prev_of = {i: m.prev_id for i, m in state.memories.items() if m.prev_id is not None}
+        state.fused = ranking.own_words_first(state.fused, prev_of)
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
@@ -122,6 +130,9 @@ def rank(state: RecallState, config: RecallConfig) -> None:
         now=state.now,
         weights=config.final,
     )
+    closed = {r.id for r in ranked if not _valid(memories[r.id], state.now)}
+    if closed:
+        ranked = ranking.demote(ranked, closed, factor=config.closed_factor)
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
 
 
@@ -140,9 +151,15 @@ def admissible(memory: Memory, now: datetime, options: RecallOptions) -> bool:
         or (not options.include_invalid and memory.valid_from is not None and memory.valid_from > now)
     ):
         return False
-    if options.include_invalid:
-        return True
+    return options.include_invalid or _valid(memory, now)
+
+
+def _valid(memory: Memory, now: datetime) -> bool:
     return memory.valid_to is None or memory.valid_to > now
+
+
+def _asks(memory: Memory) -> bool:
+    return memory.kind is MemoryKind.MESSAGE and memory.text.rstrip().endswith("?")
 
 
 def _before(until: datetime | None, as_of: datetime | None) -> datetime | None:
