@@ -324,25 +324,11 @@ def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, facto
     return out
 
 
-def demote(items: Sequence[Ranked], ids: Collection[str], *, factor: float) -> list[Ranked]:
-    """The items in ``ids`` keep ``factor`` x their score; best first again.
+def history_last(items: Sequence[Ranked], closed: Collection[str]) -> list[Ranked]:
+    """The items in ``closed`` after all others, each part in its own order.
 
-    Used for memories no longer valid (a newer note superseded or contradicted them):
-    asked for with ``include_invalid``, they are history, shown below what replaced them.
+    For memories no longer valid (a newer note superseded or contradicted them): asked
+    for with ``include_invalid`` they are history, shown after what replaced them
+    whatever their scores, which keep their meaning.
     """
-    out = [
-        Ranked(
-            id=r.id,
-            score=factor * r.score,
-            relevance=r.relevance,
-            recency=r.recency,
-            importance=r.importance,
-            ranks=r.ranks,
-            scores=r.scores,
-        )
-        if r.id in ids
-        else r
-        for r in items
-    ]
-    out.sort(key=lambda r: (-r.score, -r.relevance, r.id))
-    return out
+    return [r for r in items if r.id not in closed] + [r for r in items if r.id in closed]

@@ -100,7 +100,7 @@ class RankingSettings(BaseSettings):
     fusion: Literal["score", "rrf", "calibrated"] = "score"
     """``score``: weighted sum of min-max normalised channel scores; ``rrf``: reciprocal-rank fusion."""
     rrf_k: int = Field(default=60, ge=1)
-    own_words_first: bool = False
+    own_words_first: bool = True
     """A turn that matched through the turn before it stays below that turn."""
     keyword_weight: float = Field(default=0.35, ge=0)
     """BM25 over a memory's own text."""

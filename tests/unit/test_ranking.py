@@ -10,9 +10,9 @@ from hybrid_memory.ranking import (
     Weights,
     calibrated_fusion,
     dedupe_by,
-    demote,
     expand_adjacent,
     final_scores,
+    history_last,
     own_words_first,
     pack_to_budget,
     recency,
@@ -224,11 +224,9 @@ def test_yield_questions_lets_the_statement_pass_the_question() -> None:
     assert [f.id for f in out] == ["s", "q"]
 
 
-def test_demote_puts_a_closed_item_below_its_successor() -> None:
+def test_history_last_puts_a_closed_item_after_its_successor_and_keeps_scores() -> None:
     def item(i: str, score: float) -> Ranked:
         return Ranked(i, score, score, 0.0, 0.5, {"graph": 1}, {})
 
-    assert [r.id for r in demote([item("old", 0.87), item("new", 0.8)], {"old"}, factor=0.5)] == [
-        "new",
-        "old",
-    ]
+    out = history_last([item("old", 0.87), item("new", 0.8), item("other", 0.5)], {"old"})
+    assert [(r.id, r.score) for r in out] == [("new", 0.8), ("other", 0.5), ("old", 0.87)]

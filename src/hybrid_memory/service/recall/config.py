@@ -70,11 +70,9 @@ class RecallConfig(BaseModel):
     adjacent: AdjacentConfig = AdjacentConfig()
     fusion: Literal["score", "rrf", "calibrated"] = "score"
     """``score``: min-max per query; ``rrf``: reciprocal ranks; ``calibrated``: fixed per-channel maps."""
-    closed_factor: float = Field(default=0.5, ge=0, le=1)
-    """Score kept by a memory no longer valid (superseded, contradicted), shown with include_invalid."""
     question_factor: float = Field(default=1.0, ge=0, le=1)
     """Relevance kept by a turn that only asks (ends with "?"); 1 leaves questions alone."""
-    own_words_first: bool = False
+    own_words_first: bool = True
     """A turn that matched through the turn before it stays below that turn (``ranking.own_words_first``)."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)

@@ -132,7 +132,7 @@ def rank(state: RecallState, config: RecallConfig) -> None:
     )
     closed = {r.id for r in ranked if not _valid(memories[r.id], state.now)}
     if closed:
-        ranked = ranking.demote(ranked, closed, factor=config.closed_factor)
+        ranked = ranking.history_last(ranked, closed)
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
 
 
