@@ -60,20 +60,34 @@ def _adjacent(share: float) -> AdjacentConfig:
     return AdjacentConfig(share=share, top=5)
 
 
+_BEFORE = {"own_words_first": False}
+
 VARIANTS: dict[str, Variant] = {
-    "hybrid (min-max, before)": _set(),
+    "hybrid (min-max, before)": _set(**_BEFORE),
     "+ own words first": _set(own_words_first=True),
     "+ own-text channels weigh more": _set(
-        keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
+        **_BEFORE, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
     ),
-    "adjacent share 0.4": _set(adjacent=_adjacent(0.4)),
-    "no adjacent": _set(adjacent=_adjacent(0.0)),
-    "no context channel": _set(context=ChannelConfig(weight=0.0)),
+    "adjacent share 0.4": _set(**_BEFORE, adjacent=_adjacent(0.4)),
+    "no adjacent": _set(**_BEFORE, adjacent=_adjacent(0.0)),
+    "no context channel": _set(**_BEFORE, context=ChannelConfig(weight=0.0)),
     "calibrated": _preset("calibrated"),
     "calibrated - own words first": _preset("calibrated", own_words_first=False),
     "calibrated, adjacent 0.4": _preset("calibrated", adjacent=_adjacent(0.4)),
     "calibrated, questions 0.8": _preset("calibrated", question_factor=0.8),
-    "+ questions 0.8": _set(question_factor=0.8),
+    "+ questions 0.8": _set(**_BEFORE, question_factor=0.8),
+    "own words first, own-text channels weigh more": _set(
+        own_words_first=True, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
+    ),
+    "own words first, adjacent top 10": _set(
+        own_words_first=True, adjacent=AdjacentConfig(share=0.6, top=10)
+    ),
+    "calibrated, BM25 s/(s+8), cosine 0.35-0.65": _preset(
+        "calibrated",
+        keyword=ChannelConfig(weight=0.35, saturation=8.0),
+        context=ChannelConfig(weight=0.35, saturation=8.0),
+        dense=ChannelConfig(weight=0.3, floor=0.35, ceiling=0.65),
+    ),
 }
 
 
