@@ -195,6 +195,9 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     locomo.add_argument("path", type=Path, help="the LoCoMo JSON file (locomo10.json)")
     locomo.add_argument("--out", type=Path, default=Path("locomo-results.json"), help="JSON results file")
     locomo.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
+    locomo.add_argument(
+        "--half", choices=["tune", "held-out"], help="only the even (tune) or odd (held-out) conversations"
+    )
     locomo.add_argument("--limit", type=int, default=20, help="recall_memory limit per question (default 20)")
     locomo.add_argument(
         "--baselines", action=argparse.BooleanOptionalAction, default=True, help="also run BM25, dense, RRF"
@@ -213,6 +216,7 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
             args.path,
             embedding=settings.embedding,
             conversations=args.conversations,
+            half=args.half,
             limit=args.limit,
             baselines=args.baselines,
         )

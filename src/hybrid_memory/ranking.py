@@ -11,7 +11,7 @@ score, and the final score mixes relevance with recency and importance.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -60,6 +60,31 @@ class Ranked:
     scores: dict[str, float]
 
 
+class _Tally:
+    """Each candidate's fused total, with its rank and raw score in every channel."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = {}
+        self.ranks: dict[str, dict[str, int]] = {}
+        self.scores: dict[str, dict[str, float]] = {}
+
+    def add(self, channel: str, hit: ChannelHit, value: float) -> None:
+        self.totals[hit.id] = self.totals.get(hit.id, 0.0) + value
+        self.ranks.setdefault(hit.id, {})[channel] = hit.rank
+        self.scores.setdefault(hit.id, {})[channel] = hit.score
+
+    def fused(self, ceiling: float) -> list[Fused]:
+        """Totals over ``ceiling``, best first; ties by best single rank, then id."""
+        if ceiling == 0.0:
+            return []
+        out = [
+            Fused(id=i, relevance=t / ceiling, ranks=self.ranks[i], scores=self.scores[i])
+            for i, t in self.totals.items()
+        ]
+        out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+        return out
+
+
 def rrf(
     channels: Mapping[str, Sequence[ChannelHit]], *, k: int = 60, weights: Mapping[str, float] | None = None
 ) -> list[Fused]:
@@ -71,9 +96,7 @@ def rrf(
     deterministic.
     """
     weights = weights or {}
-    totals: dict[str, float] = {}
-    ranks: dict[str, dict[str, int]] = {}
-    scores: dict[str, dict[str, float]] = {}
+    tally = _Tally()
     ceiling = 0.0
     for name, hits in channels.items():
         if not hits:
@@ -81,14 +104,8 @@ def rrf(
         w = weights.get(name, 1.0)
         ceiling += w / (k + 1)
         for hit in hits:
-            totals[hit.id] = totals.get(hit.id, 0.0) + w / (k + hit.rank)
-            ranks.setdefault(hit.id, {})[name] = hit.rank
-            scores.setdefault(hit.id, {})[name] = hit.score
-    if ceiling == 0.0:
-        return []
-    fused = [Fused(id=i, relevance=t / ceiling, ranks=ranks[i], scores=scores[i]) for i, t in totals.items()]
-    fused.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return fused
+            tally.add(name, hit, w / (k + hit.rank))
+    return tally.fused(ceiling)
 
 
 def score_fusion(
@@ -103,9 +120,7 @@ def score_fusion(
     the channels that returned anything, so the score means the same whether or not
     the graph had notes to offer.
     """
-    totals: dict[str, float] = {}
-    ranks: dict[str, dict[str, int]] = {}
-    scores: dict[str, dict[str, float]] = {}
+    tally = _Tally()
     ceiling = 0.0
     for name, hits in channels.items():
         w = weights.get(name, default_weight)
@@ -116,14 +131,8 @@ def score_fusion(
         spread = top - bottom
         for hit in hits:
             norm = (hit.score - bottom) / spread if spread > 0 else 1.0
-            totals[hit.id] = totals.get(hit.id, 0.0) + w * norm
-            ranks.setdefault(hit.id, {})[name] = hit.rank
-            scores.setdefault(hit.id, {})[name] = hit.score
-    if ceiling == 0.0:
-        return []
-    fused = [Fused(id=i, relevance=t / ceiling, ranks=ranks[i], scores=scores[i]) for i, t in totals.items()]
-    fused.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return fused
+            tally.add(name, hit, w * norm)
+    return tally.fused(ceiling)
 
 
 def expand_adjacent(
@@ -224,3 +233,102 @@ def pack_to_budget(items: Sequence[Ranked], tokens: Callable[[str], int], max_to
             out.append(item)
             used += cost
     return out
+
+
+def own_words_first(
+    fused: Sequence[Fused], prev_of: Mapping[str, str], *, own: str = "keyword", below: float = 0.99
+) -> list[Fused]:
+    """A turn found through the words of the turn before it stays just below that turn.
+
+    Context channels index a turn together with the tail of the one before it, so a
+    reply ("Noted, I will ...") matches a question as well as the statement it answers
+    and often better. That helps the reply be *found*; it must not let it outrank the
+    statement. When a candidate's previous turn is also a candidate, matched the
+    ``own`` channel (its own words) at least as strongly, and yet fused lower, the candidate
+    takes ``below`` x that turn's relevance.
+    """
+    by_id = {f.id: f for f in fused}
+    out = []
+    for f in fused:
+        before = by_id.get(prev_of.get(f.id, ""))
+        if (
+            before is not None
+            and f.relevance > before.relevance
+            and before.scores.get(own, 0.0) > 0.0
+            and before.scores.get(own, 0.0) >= f.scores.get(own, 0.0)
+        ):
+            f = Fused(id=f.id, relevance=below * before.relevance, ranks=f.ranks, scores=f.scores)
+        out.append(f)
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fixed map from a channel's raw score to 0..1, the same for every query.
+
+    ``(score - floor)`` clipped at 0, then either saturated as ``x / (x + saturation)``
+    (BM25, unbounded) or scaled linearly so ``ceiling`` and above count 1 (cosine).
+    """
+
+    floor: float = 0.0
+    ceiling: float = 1.0
+    saturation: float | None = None
+
+    def __call__(self, score: float) -> float:
+        x = max(0.0, score - self.floor)
+        if self.saturation is not None:
+            return x / (x + self.saturation)
+        span = self.ceiling - self.floor
+        return min(1.0, x / span) if span > 0 else float(x > 0)
+
+
+def calibrated_fusion(
+    channels: Mapping[str, Sequence[ChannelHit]],
+    weights: Mapping[str, float],
+    calibrations: Mapping[str, Calibration],
+) -> list[Fused]:
+    """Weighted sum of calibrated channel scores over the weights of the channels that ran.
+
+    Unlike min-max, the first hit of a weak channel is not worth 1: a relevance of 0.3
+    means the same in every query, so a caller's ``min_score`` can say "nothing
+    relevant". A channel that ran counts in the divisor whether it found anything or
+    not. A channel without a calibration keeps its raw score clipped to 0..1.
+    """
+    ceiling = sum(weights.get(name, 0.0) for name in channels if weights.get(name, 0.0) > 0)
+    tally = _Tally()
+    for name, hits in channels.items():
+        w = weights.get(name, 0.0)
+        if w <= 0:
+            continue
+        calibrate = calibrations.get(name, Calibration())
+        for hit in hits:
+            tally.add(name, hit, w * calibrate(hit.score))
+    return tally.fused(ceiling)
+
+
+def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, factor: float) -> list[Fused]:
+    """Turns that ask rather than state take ``factor`` x their relevance.
+
+    A question shares the words of a later query about its answer ("which database
+    should billing use?" / "which database did we choose for billing?") yet states
+    nothing; the agent acts on the first result, so the statement should win ties.
+    """
+    out = [
+        Fused(id=f.id, relevance=factor * f.relevance, ranks=f.ranks, scores=f.scores)
+        if f.id in questions
+        else f
+        for f in fused
+    ]
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
+
+
+def history_last(items: Sequence[Ranked], closed: Collection[str]) -> list[Ranked]:
+    """The items in ``closed`` after all others, each part in its own order.
+
+    For memories no longer valid (a newer note superseded or contradicted them): asked
+    for with ``include_invalid`` they are history, shown after what replaced them
+    whatever their scores, which keep their meaning.
+    """
+    return [r for r in items if r.id not in closed] + [r for r in items if r.id in closed]

@@ -87,6 +87,9 @@ class RankingSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_RANKING_", extra="ignore")
 
+    preset: Literal["hybrid", "keyword", "dense", "rrf", "calibrated"] = "hybrid"
+    """The named recall configuration; each field below that is set overrides its part of it."""
+
     # The final mix. Relevance dominates: with recency at 0.3 a question about something
     # said three months ago lost a third of its evidence (LoCoMo, live clock, R@10 .72 -> .63).
     relevance_weight: float = Field(default=0.8, ge=0)
@@ -94,9 +97,11 @@ class RankingSettings(BaseSettings):
     importance_weight: float = Field(default=0.1, ge=0)
     recency_half_life_days: float = Field(default=30.0, gt=0)
 
-    fusion: Literal["score", "rrf"] = "score"
+    fusion: Literal["score", "rrf", "calibrated"] = "score"
     """``score``: weighted sum of min-max normalised channel scores; ``rrf``: reciprocal-rank fusion."""
     rrf_k: int = Field(default=60, ge=1)
+    own_words_first: bool = True
+    """A turn that matched through the turn before it stays below that turn."""
     keyword_weight: float = Field(default=0.35, ge=0)
     """BM25 over a memory's own text."""
     context_weight: float = Field(default=0.35, ge=0)
@@ -112,15 +117,6 @@ class RankingSettings(BaseSettings):
     """How many top hits lend relevance to their neighbouring turns."""
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
-
-    def channel_weights(self) -> dict[str, float]:
-        return {
-            "keyword": self.keyword_weight,
-            "context": self.context_weight,
-            "dense": self.dense_weight,
-            "graph": self.graph_weight,
-            "neighbour": self.neighbour_weight,
-        }
 
 
 class LifecycleSettings(BaseSettings):

@@ -3,17 +3,22 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from hybrid_memory.ranking import (
+    Calibration,
     ChannelHit,
     Fused,
     Ranked,
     Weights,
+    calibrated_fusion,
     dedupe_by,
     expand_adjacent,
     final_scores,
+    history_last,
+    own_words_first,
     pack_to_budget,
     recency,
     rrf,
     score_fusion,
+    yield_questions,
 )
 
 NOW = datetime(2026, 1, 31, tzinfo=UTC)
@@ -164,3 +169,64 @@ def test_expand_adjacent_keeps_a_better_own_score() -> None:
     fused = [Fused("q", 1.0, {"keyword": 1}, {}), Fused("n", 0.9, {"dense": 1}, {})]
     out = expand_adjacent(fused, {"q": ["n"]}, top=1, share=0.6)
     assert out == fused
+
+
+def fused(i: str, relevance: float, **scores: float) -> Fused:
+    return Fused(id=i, relevance=relevance, ranks=dict.fromkeys(scores, 1), scores=scores)
+
+
+def test_own_words_first_holds_a_reply_below_the_statement_whose_words_matched() -> None:
+    statement = fused("m4", 0.6, keyword=5.0, dense=0.5)
+    reply = fused("m5", 1.0, keyword=5.0, context=7.0, dense=0.7)
+    out = own_words_first([reply, statement], {"m5": "m4"})
+    assert [f.id for f in out] == ["m4", "m5"]
+    assert out[1].relevance == pytest.approx(0.99 * 0.6)
+
+
+def test_own_words_first_leaves_a_reply_whose_own_words_match_better() -> None:
+    statement = fused("m4", 0.6, keyword=2.0)
+    reply = fused("m5", 1.0, keyword=5.0)
+    assert own_words_first([reply, statement], {"m5": "m4"}) == [reply, statement]
+
+
+def test_own_words_first_needs_the_previous_turn_to_match_on_its_own_words() -> None:
+    statement = fused("m4", 0.6, dense=0.5)
+    reply = fused("m5", 1.0, dense=0.7)
+    assert own_words_first([reply, statement], {"m5": "m4"}) == [reply, statement]
+
+
+def test_calibration_saturates_unbounded_scores_and_scales_bounded_ones() -> None:
+    assert Calibration(saturation=5.0)(5.0) == pytest.approx(0.5)
+    assert Calibration(floor=0.3, ceiling=0.8)(0.55) == pytest.approx(0.5)
+    assert Calibration(floor=0.3, ceiling=0.8)(0.9) == 1.0
+    assert Calibration(floor=0.3, ceiling=0.8)(0.1) == 0.0
+
+
+def test_calibrated_fusion_keeps_a_weak_first_hit_weak() -> None:
+    weak = calibrated_fusion(
+        {"keyword": [ChannelHit("a", 1, 1.0)]}, {"keyword": 1.0}, {"keyword": Calibration(saturation=9.0)}
+    )
+    strong = calibrated_fusion(
+        {"keyword": [ChannelHit("a", 1, 9.0)]}, {"keyword": 1.0}, {"keyword": Calibration(saturation=9.0)}
+    )
+    assert (weak[0].relevance, strong[0].relevance) == (pytest.approx(0.1), pytest.approx(0.5))
+
+
+def test_calibrated_fusion_divides_by_every_channel_that_ran_even_empty() -> None:
+    out = calibrated_fusion(
+        {"dense": [ChannelHit("a", 1, 1.0)], "graph": []}, {"dense": 1.0, "graph": 1.0}, {}
+    )
+    assert out[0].relevance == pytest.approx(0.5)
+
+
+def test_yield_questions_lets_the_statement_pass_the_question() -> None:
+    out = yield_questions([fused("q", 1.0, dense=0.6), fused("s", 0.9, dense=0.5)], {"q"}, factor=0.8)
+    assert [f.id for f in out] == ["s", "q"]
+
+
+def test_history_last_puts_a_closed_item_after_its_successor_and_keeps_scores() -> None:
+    def item(i: str, score: float) -> Ranked:
+        return Ranked(i, score, score, 0.0, 0.5, {"graph": 1}, {})
+
+    out = history_last([item("old", 0.87), item("new", 0.8), item("other", 0.5)], {"old"})
+    assert [(r.id, r.score) for r in out] == [("new", 0.8), ("other", 0.5), ("old", 0.87)]

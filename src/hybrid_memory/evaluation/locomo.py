@@ -267,8 +267,12 @@ def parse_locomo(data: Any) -> Dataset:
     return Dataset(conversations=tuple(conversations), repair=log)
 
 
-def load_locomo(path: Path, *, conversations: int | None = None) -> Dataset:
-    """Read and repair ``locomo10.json``; ``conversations`` keeps only the first N."""
+def load_locomo(path: Path, *, conversations: int | None = None, half: str | None = None) -> Dataset:
+    """Read and repair ``locomo10.json``; ``conversations`` keeps only the first N.
+
+    ``half="tune"`` keeps the even-numbered conversations (0, 2, ...), ``"held-out"``
+    the odd ones: rankers are tuned on one and reported on the other.
+    """
     try:
         with path.open(encoding="utf-8") as fh:
             data = json.load(fh)
@@ -276,6 +280,8 @@ def load_locomo(path: Path, *, conversations: int | None = None) -> Dataset:
         raise DatasetError(f"cannot read {path}: {exc}") from exc
     if conversations is not None and isinstance(data, list):
         data = data[:conversations]
+    if half is not None and isinstance(data, list):
+        data = data[0 if half == "tune" else 1 :: 2]
     return parse_locomo(data)
 
 

@@ -211,6 +211,7 @@ async def evaluate_locomo(
     *,
     embedding: EmbeddingSettings,
     conversations: int | None = None,
+    half: str | None = None,
     limit: int = 20,
     baselines: bool = True,
 ) -> dict[str, Any]:
@@ -219,7 +220,7 @@ async def evaluate_locomo(
     ``embedding`` is the model configuration the server will read from the same
     environment; the dense baseline loads the same model.
     """
-    dataset = load_locomo(path, conversations=conversations)
+    dataset = load_locomo(path, conversations=conversations, half=half)
     logger.info(
         "LoCoMo: %d conversations, %d questions; evidence repair: %s",
         len(dataset.conversations),

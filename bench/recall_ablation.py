@@ -1,0 +1,202 @@
+"""Recall ablation on LoCoMo, in-process: each ranking mechanism on and off, tuning half beside held-out half.
+
+    python bench/recall_ablation.py [PATH] [--store DIR] [--variants NAME ...] [--out FILE.json]
+
+Every conversation is remembered once (real model, Qdrant Edge, SQLite) into
+``--store`` (kept between runs, so a second run only re-ranks), then every
+question of categories 1-4 is asked through ``Recaller`` with each variant's
+``RecallConfig`` (limit 20). The tuning half is the even-numbered conversations
+(0, 2, 4, 6, 8 of locomo10.json), the held-out half the odd ones; weights were only
+ever chosen by the tuning half. ``hybrid-memory eval locomo`` over MCP stdio stays
+the number of record; this script is for comparing mechanisms quickly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from hybrid_memory.backends import open_graph_store, open_vector_store
+from hybrid_memory.embeddings import build_embedder
+from hybrid_memory.embeddings.sparse import Bm25Encoder
+from hybrid_memory.evaluation.locomo import Conversation, load_locomo
+from hybrid_memory.evaluation.runner import session_messages
+from hybrid_memory.models import MessageIn, Scope
+from hybrid_memory.service import MemoryService
+from hybrid_memory.service.recall import PRESETS, RecallConfig, Recaller, RecallOptions, recall_config
+from hybrid_memory.service.recall.config import AdjacentConfig, ChannelConfig
+from hybrid_memory.settings import load_settings
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATASET = REPO.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
+LIMIT = 20
+CATEGORIES = (1, 2, 3, 4)
+
+Variant = Callable[[RecallConfig], RecallConfig]
+
+
+def _set(**update: Any) -> Variant:
+    def apply(config: RecallConfig) -> RecallConfig:
+        return config.model_copy(update=update)
+
+    return apply
+
+
+def _preset(name: str, **update: Any) -> Variant:
+    def apply(config: RecallConfig) -> RecallConfig:
+        return PRESETS[name].model_copy(update={"timeout_s": config.timeout_s, **update})
+
+    return apply
+
+
+def _adjacent(share: float) -> AdjacentConfig:
+    return AdjacentConfig(share=share, top=5)
+
+
+_BEFORE = {"own_words_first": False}
+
+VARIANTS: dict[str, Variant] = {
+    "hybrid (min-max, before)": _set(**_BEFORE),
+    "+ own words first": _set(own_words_first=True),
+    "+ own-text channels weigh more": _set(
+        **_BEFORE, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
+    ),
+    "adjacent share 0.4": _set(**_BEFORE, adjacent=_adjacent(0.4)),
+    "no adjacent": _set(**_BEFORE, adjacent=_adjacent(0.0)),
+    "no context channel": _set(**_BEFORE, context=ChannelConfig(weight=0.0)),
+    "calibrated": _preset("calibrated"),
+    "calibrated - own words first": _preset("calibrated", own_words_first=False),
+    "calibrated, adjacent 0.4": _preset("calibrated", adjacent=_adjacent(0.4)),
+    "calibrated, questions 0.8": _preset("calibrated", question_factor=0.8),
+    "+ questions 0.8": _set(**_BEFORE, question_factor=0.8),
+    "own words first, own-text channels weigh more": _set(
+        own_words_first=True, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
+    ),
+    "own words first, adjacent top 10": _set(
+        own_words_first=True, adjacent=AdjacentConfig(share=0.6, top=10)
+    ),
+    "calibrated, BM25 s/(s+8), cosine 0.35-0.65": _preset(
+        "calibrated",
+        keyword=ChannelConfig(weight=0.35, saturation=8.0),
+        context=ChannelConfig(weight=0.35, saturation=8.0),
+        dense=ChannelConfig(weight=0.3, floor=0.35, ceiling=0.65),
+    ),
+}
+
+
+def metrics(ranked: Sequence[str], evidence: Sequence[str]) -> dict[str, float]:
+    wanted = set(evidence)
+    first = next((r for r, i in enumerate(ranked, 1) if i in wanted), None)
+    found = {i for i in ranked[:10] if i in wanted}
+    dcg = sum(1 / math.log2(r + 1) for r, i in enumerate(ranked[:10], 1) if i in wanted)
+    ideal = sum(1 / math.log2(r + 1) for r in range(1, min(len(wanted), 10) + 1))
+    return {
+        "R@10": len(found) / len(wanted),
+        "hit@1": 1.0 if first == 1 else 0.0,
+        "MRR": 1 / first if first else 0.0,
+        "nDCG@10": dcg / ideal,
+    }
+
+
+def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
+    return {k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]} if rows else {}
+
+
+async def ingest(service: MemoryService, conv: Conversation, scope: Scope) -> None:
+    for session in conv.sessions:
+        messages = [MessageIn.model_validate(m) for m in session_messages(conv, session)]
+        await service.remember_thread(scope, f"session_{session.number}", messages)
+
+
+async def run_conversation(
+    conv: Conversation, store: Path, variants: dict[str, Variant]
+) -> dict[str, list[dict[str, Any]]]:
+    settings = load_settings(
+        data_dir=store / conv.id, project=conv.id, vector_backend="edge", graph_backend="sqlite"
+    )
+    embedder = build_embedder(settings.embedding)
+    scope = Scope(project=conv.id)
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    async with (
+        open_vector_store(settings, dimension=embedder.dimension, model=embedder.model_name) as vectors,
+        open_graph_store(settings) as graph,
+    ):
+        service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
+        marker = store / conv.id / "ingested"
+        if not marker.exists():
+            await ingest(service, conv, scope)
+            marker.write_text("ok")
+        base = recall_config(settings.ranking, timeout_s=settings.backend_timeout_s)
+        for name, variant in variants.items():
+            recaller = Recaller(
+                settings=settings,
+                vectors=vectors,
+                graph=graph,
+                embedder=embedder,
+                sparse=Bm25Encoder(),
+                validate_text=lambda text, _what: text,
+                config=variant(base),
+            )
+            for q in conv.questions:
+                if q.category not in CATEGORIES:
+                    continue
+                found = await recaller.recall(scope, q.text, RecallOptions(limit=LIMIT))
+                ranked = [h.message_id or f"<{h.id}>" for h in found.results]
+                rows[name].append({"category": q.category, **metrics(ranked, q.evidence)})
+    return rows
+
+
+async def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--store", type=Path, default=Path("/tmp/hybrid-memory-ablation"))
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--only", choices=["tune", "held-out"], help="one half only")
+    parser.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    dataset = load_locomo(args.path, conversations=args.conversations)
+    variants = {name: VARIANTS[name] for name in args.variants}
+    halves: dict[str, dict[str, list[dict[str, Any]]]] = {"tune": {}, "held-out": {}}
+    for index, conv in enumerate(dataset.conversations):
+        if args.only and args.only != ("tune" if index % 2 == 0 else "held-out"):
+            continue
+        per_variant = await run_conversation(conv, args.store, variants)
+        half = halves["tune" if index % 2 == 0 else "held-out"]
+        for name, found in per_variant.items():
+            half.setdefault(name, []).extend(found)
+        print(f"{conv.id} done", file=sys.stderr)
+    report: dict[str, Any] = {}
+    print("| variant | half | R@10 | hit@1 | MRR | nDCG@10 | multi-hop R@10 | open-domain R@10 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in variants:
+        for half_name, rows_all in (*halves.items(), ("all", None)):
+            rows = (
+                rows_all.get(name, [])
+                if rows_all is not None
+                else [r for part in halves.values() for r in part.get(name, [])]
+            )
+            if not rows:
+                continue
+            m = mean(rows)
+            multi = mean([r for r in rows if r["category"] == 1])
+            open_domain = mean([r for r in rows if r["category"] == 3])
+            report.setdefault(name, {})[half_name] = {**m, "multi-hop": multi, "open-domain": open_domain}
+            print(
+                f"| {name} | {half_name} | {m['R@10']:.3f} | {m['hit@1']:.3f} | {m['MRR']:.3f} | "
+                f"{m['nDCG@10']:.3f} | {multi['R@10']:.3f} | {open_domain['R@10']:.3f} |"
+            )
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(anyio.run(main, sys.argv[1:]))

@@ -1,0 +1,125 @@
+"""Expansion and resolution: linked notes, adjacent turns, and the memory behind every candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import anyio
+
+from hybrid_memory import ranking
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.errors import BackendError
+from hybrid_memory.models import Direction, MemoryKind, Neighbourhood
+from hybrid_memory.service.recall.channels import skip
+from hybrid_memory.service.recall.config import RecallConfig
+from hybrid_memory.service.recall.state import RecallState
+
+NEIGHBOUR_SEEDS = 3
+"""How many of the best note hits lend their links."""
+SEED_WINDOW = 10
+"""Seeds are taken from this many best candidates."""
+NEIGHBOURS_PER_SEED = 10
+
+
+def note_seeds(state: RecallState) -> list[str]:
+    return [f.id for f in state.fused[:SEED_WINDOW] if state.is_note(f.id)][:NEIGHBOUR_SEEDS]
+
+
+def neighbour_hits(
+    state: RecallState, found: Iterable[tuple[str, Neighbourhood]], seen: set[str]
+) -> list[ranking.ChannelHit]:
+    """Each seed's linked notes, strongest link first, each note once, as one channel."""
+    hits: list[ranking.ChannelHit] = []
+    for seed, hood in found:
+        strength = {lk.to_id if lk.from_id == seed else lk.from_id: lk.strength for lk in hood.links}
+        for note in sorted(hood.notes, key=lambda nt: -strength.get(nt.id, 0.0)):
+            if note.id in seen:
+                continue
+            seen.add(note.id)
+            state.notes[note.id] = note
+            hits.append(ranking.ChannelHit(note.id, len(hits) + 1, strength.get(note.id, 0.0)))
+    return hits
+
+
+async def add_neighbours(state: RecallState, graph: GraphStore, config: RecallConfig) -> None:
+    """Notes linked to the best note hits join as the ``neighbour`` channel."""
+    seeds = note_seeds(state)
+    valid_at = None if state.options.include_invalid else state.now
+    found: list[tuple[str, Neighbourhood]] = []
+    try:
+        with anyio.fail_after(config.timeout_s):
+            for seed in seeds:
+                hood = await graph.neighbourhood(
+                    state.scope,
+                    seed,
+                    depth=1,
+                    relations=None,
+                    direction=Direction.BOTH,
+                    valid_at=valid_at,
+                    limit=NEIGHBOURS_PER_SEED,
+                )
+                found.append((seed, hood))
+    except (BackendError, TimeoutError) as exc:
+        skip(state, "neighbour", exc)
+        return
+    hits = neighbour_hits(state, found, set(seeds))
+    if hits:
+        state.channels["neighbour"] = hits
+
+
+def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
+    """The turns before and after each of the ``top`` message candidates."""
+    adjacent: dict[str, list[str]] = {}
+    for f in state.fused[:top]:
+        memory = state.memories.get(f.id)
+        if memory is not None and memory.kind is MemoryKind.MESSAGE:
+            adjacent[f.id] = [i for i in (memory.prev_id, memory.next_id) if i is not None]
+    return adjacent
+
+
+async def add_adjacent(state: RecallState, vectors: VectorStore, config: RecallConfig) -> None:
+    """The turns before and after the top message hits inherit part of their relevance."""
+    cfg = config.adjacent
+    if not cfg.enabled:
+        return
+    adjacent = adjacent_ids(state, cfg.top)
+    wanted = sorted({i for ids in adjacent.values() for i in ids} - state.memories.keys())
+    if wanted:
+        try:
+            await fetch(state, vectors, wanted, config.timeout_s)
+        except (BackendError, TimeoutError) as exc:
+            skip(state, "adjacent", exc)
+    reachable = {k: [i for i in ids if i in state.memories] for k, ids in adjacent.items()}
+    state.fused = ranking.expand_adjacent(state.fused, reachable, top=cfg.top, share=cfg.share)
+
+
+async def fetch(state: RecallState, vectors: VectorStore, ids: list[str], timeout_s: float) -> None:
+    """Load memories by id through the query's filter: one outside its thread, kinds or dates stays out."""
+    with anyio.fail_after(timeout_s):
+        page, _ = await vectors.scroll(state.flt.model_copy(update={"ids": ids}), len(ids))
+    state.memories.update((m.id, m) for m in page)
+
+
+async def resolve(state: RecallState, vectors: VectorStore, graph: GraphStore, timeout_s: float) -> None:
+    """Make sure every candidate has its Memory, and drop note memories whose note is gone.
+
+    Notes found by the graph (full text, links) are fetched through the query's own
+    filter, so a linked note of another type, tag, thread or date stays out.
+    """
+    missing = [f.id for f in state.fused if f.id not in state.memories]
+    if missing:
+        try:
+            await fetch(state, vectors, missing, timeout_s)
+        except (BackendError, TimeoutError) as exc:
+            # Only graph-found notes lack their memory here; without it they cannot be shown.
+            skip(state, "graph", exc)
+    note_ids = [i for i, m in state.memories.items() if m.kind is MemoryKind.NOTE and i not in state.notes]
+    if note_ids and "graph" not in state.skipped:
+        try:
+            with anyio.fail_after(timeout_s):
+                live = {nt.id for nt in await graph.get_notes(state.scope, note_ids)}
+        except (BackendError, TimeoutError) as exc:
+            state.skipped["graph"] = str(exc) or type(exc).__name__
+            return
+        for orphan in set(note_ids) - live:
+            del state.memories[orphan]

@@ -1,0 +1,200 @@
+"""The one object recall's stages read and write, and the pure stages over it.
+
+``plan`` builds the state from the request; the I/O stages (``channels``, ``expand``)
+fill ``channels``, ``memories`` and ``notes``; ``fuse``, ``rank`` and ``render`` are
+pure and tested with literal inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from hybrid_memory import ranking
+from hybrid_memory.models import (
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    Note,
+    NoteFilter,
+    NoteType,
+    RecallHit,
+    RecallResult,
+    Scope,
+)
+from hybrid_memory.service.recall.config import RecallConfig
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    thread_id: str | None = None
+    limit: int = 5
+    kinds: Sequence[MemoryKind] | None = None
+    note_types: Sequence[NoteType] | None = None
+    tags: Sequence[str] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    include_invalid: bool = False
+    as_of: datetime | None = None
+    """Answer as memory stood then: created at or before it, and valid then unless include_invalid."""
+
+
+@dataclass
+class RecallState:
+    """One query on its way through the pipeline."""
+
+    scope: Scope
+    query: str
+    options: RecallOptions
+    now: datetime
+    flt: MemoryFilter
+    note_flt: NoteFilter
+    candidates: int
+    """How many hits each channel is asked for."""
+    channels: dict[str, list[ranking.ChannelHit]] = field(default_factory=dict)
+    memories: dict[str, Memory] = field(default_factory=dict)
+    notes: dict[str, Note] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    fused: list[ranking.Fused] = field(default_factory=list)
+    ranked: list[ranking.Ranked] = field(default_factory=list)
+
+    @property
+    def want_notes(self) -> bool:
+        kinds = self.options.kinds
+        return not kinds or MemoryKind.NOTE in kinds
+
+    def is_note(self, item_id: str) -> bool:
+        memory = self.memories.get(item_id)
+        return item_id in self.notes or (memory is not None and memory.kind is MemoryKind.NOTE)
+
+
+def plan(
+    scope: Scope, query: str, options: RecallOptions, now: datetime, config: RecallConfig
+) -> RecallState:
+    """The filters and candidate count a request asks for."""
+    flt = MemoryFilter(
+        scope=scope,
+        thread_id=options.thread_id,
+        kinds=list(options.kinds) if options.kinds else None,
+        note_types=list(options.note_types) if options.note_types else None,
+        tags=list(options.tags) if options.tags else None,
+        created_after=options.since,
+        created_before=_before(options.until, options.as_of),
+    )
+    note_flt = NoteFilter(
+        scope=scope,
+        types=flt.note_types,
+        tags=flt.tags,
+        thread_id=options.thread_id,
+        valid_at=None if options.include_invalid else now,
+    )
+    return RecallState(
+        scope=scope,
+        query=query,
+        options=options,
+        now=now,
+        flt=flt,
+        note_flt=note_flt,
+        candidates=max(config.candidates, options.limit * 4),
+    )
+
+
+def fuse(state: RecallState, config: RecallConfig) -> None:
+    """One relevance per candidate from what every channel returned."""
+    weights = config.channel_weights()
+    if config.fusion == "rrf":
+        state.fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
+    elif config.fusion == "calibrated":
+        state.fused = ranking.calibrated_fusion(state.channels, weights, config.calibrations())
+    else:
+        state.fused = ranking.score_fusion(state.channels, weights)
+    if config.question_factor < 1.0:
+        questions = {i for i, m in state.memories.items() if _asks(m)}
+        state.fused = ranking.yield_questions(state.fused, questions, factor=config.question_factor)
+    if config.own_words_first:
+        prev_of = {i: m.prev_id for i, m in state.memories.items() if m.prev_id is not None}
+        state.fused = ranking.own_words_first(state.fused, prev_of)
+
+
+def rank(state: RecallState, config: RecallConfig) -> None:
+    """Admissible candidates with their memory, mixed with recency and importance, one per message."""
+    memories = state.memories
+    candidates = [
+        f for f in state.fused if f.id in memories and admissible(memories[f.id], state.now, state.options)
+    ]
+    ranked = ranking.final_scores(
+        candidates,
+        created_at=lambda i: memories[i].created_at,
+        importance=lambda i: memories[i].importance,
+        now=state.now,
+        weights=config.final,
+    )
+    closed = {r.id for r in ranked if not _valid(memories[r.id], state.now)}
+    if closed:
+        ranked = ranking.history_last(ranked, closed)
+    state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
+
+
+def render(state: RecallState) -> RecallResult:
+    return RecallResult(
+        query=state.query,
+        results=[_hit(state.memories[r.id], r) for r in state.ranked[: state.options.limit]],
+        skipped_channels=state.skipped,
+    )
+
+
+def admissible(memory: Memory, now: datetime, options: RecallOptions) -> bool:
+    """Whether a memory may be returned: created and valid at ``now`` unless the options say otherwise."""
+    if options.as_of is not None and (
+        memory.created_at > options.as_of
+        or (not options.include_invalid and memory.valid_from is not None and memory.valid_from > now)
+    ):
+        return False
+    return options.include_invalid or _valid(memory, now)
+
+
+def _valid(memory: Memory, now: datetime) -> bool:
+    return memory.valid_to is None or memory.valid_to > now
+
+
+def _asks(memory: Memory) -> bool:
+    return memory.kind is MemoryKind.MESSAGE and memory.text.rstrip().endswith("?")
+
+
+def _before(until: datetime | None, as_of: datetime | None) -> datetime | None:
+    """The exclusive upper bound on created_at: ``until``, or just after ``as_of`` if earlier."""
+    if as_of is None:
+        return until
+    after = as_of + timedelta(microseconds=1)
+    return after if until is None else min(until, after)
+
+
+def _group_key(memory: Memory) -> str:
+    if memory.kind is MemoryKind.MESSAGE and memory.message_id is not None:
+        return f"{memory.thread_id}\x1f{memory.message_id}"
+    return memory.id
+
+
+def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
+    return RecallHit(
+        id=memory.id,
+        kind=memory.kind,
+        text=memory.text,
+        score=round(r.score, 6),
+        thread_id=memory.thread_id,
+        message_id=memory.message_id,
+        role=memory.role,
+        note_type=memory.note_type,
+        tags=memory.tags,
+        importance=memory.importance,
+        created_at=memory.created_at,
+        valid_to=memory.valid_to,
+        chunk_index=memory.chunk_index,
+        channels=sorted(r.ranks, key=lambda c: r.ranks[c]),
+        ranks=r.ranks,
+        relevance=round(r.relevance, 6),
+        recency=round(r.recency, 6),
+        pinned=memory.pinned,
+        private=memory.private,
+    )
