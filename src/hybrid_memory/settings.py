@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal, Self
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -225,6 +225,8 @@ class HttpSettings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    _file_token: SecretStr | None = PrivateAttr(default=None)
+
     @model_validator(mode="after")
     def _check(self) -> Self:
         if self.token is not None and self.token_file is not None:
@@ -237,13 +239,19 @@ class HttpSettings(BaseSettings):
                 raise ValueError(
                     f"HYBRID_MEMORY_HTTP_TOKEN_FILE={self.token_file} cannot be read: {reason}"
                 ) from None
-            self.token = SecretStr(lines[0].strip() if lines else "")
-        if self.token is not None and len(self.token.get_secret_value()) < MIN_TOKEN_CHARS:
+            self._file_token = SecretStr(lines[0].strip() if lines else "")
+        secret = self.bearer_token
+        if secret is not None and len(secret.get_secret_value()) < MIN_TOKEN_CHARS:
             raise ValueError(
                 f"the HTTP token must have at least {MIN_TOKEN_CHARS} characters; make one with "
                 "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
             )
         return self
+
+    @property
+    def bearer_token(self) -> SecretStr | None:
+        """The token clients must send, from the setting or the file; None: no token."""
+        return self.token if self.token is not None else self._file_token
 
     @property
     def loopback(self) -> bool:

@@ -32,11 +32,12 @@ from hybrid_memory.settings import HttpSettings
 logger = logging.getLogger(__name__)
 
 REALM = "hybrid-memory"
+BACKLOG = 128
 
 
 def check_http_settings(http: HttpSettings) -> None:
     """Refuse a configuration that would expose the memory: beyond loopback without a token."""
-    if not http.loopback and http.token is None:
+    if not http.loopback and http.bearer_token is None:
         raise ConfigurationError(
             f"--host {http.host} listens beyond this machine and needs a bearer token: set "
             "HYBRID_MEMORY_HTTP_TOKEN (or HYBRID_MEMORY_HTTP_TOKEN_FILE), or bind --host 127.0.0.1"
@@ -101,7 +102,7 @@ async def _unauthorized(error: str, send: Send) -> None:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """The listening address, taken before any store opens, so a busy port fails in a moment."""
+    """The listening socket, taken before any store opens, so a busy port fails in a moment."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -112,6 +113,8 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        # Listening now lets clients that connect while the stores open wait in the backlog.
+        sock.listen(BACKLOG)
     except OSError as exc:
         sock.close()
         hint = (
@@ -145,7 +148,7 @@ async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str)
     with sock:
         security = transport_security(http)
         app = server.streamable_http_app(transport_security=security, host=http.host)
-        token = http.token.get_secret_value() if http.token is not None else None
+        token = http.bearer_token.get_secret_value() if http.bearer_token is not None else None
         guarded = Guard(app, security, token)
         # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
         config = uvicorn.Config(guarded, lifespan="off", log_config=None, log_level=log_level.lower())
