@@ -27,7 +27,7 @@ def without_credentials(url: str) -> str:
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return url
-    return urlunsplit(parts._replace(netloc=parts.hostname or ""))
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 class Reconnecting:
