@@ -2,8 +2,8 @@
 
 0    done (a server stopped by SIGINT/SIGTERM also ends with 0)
 1    the command failed: a domain error not listed below, or a bug (its traceback at DEBUG)
-2    usage or configuration: a bad flag or setting, a public bind without a token, a model mismatch
-3    storage unavailable: the data directory is not writable, the store is in use, a store failed
+2    configuration: a bad flag or setting, a public bind without a token, a store of another model
+3    storage unavailable: the data directory or a store file is unusable, the store is in use, a store failed
 4    the HTTP address is unavailable: the port is in use, the host unknown or not permitted
 130  interrupted (Ctrl-C)
 """
@@ -14,7 +14,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -24,7 +24,6 @@ from hybrid_memory.errors import (
     ConfigurationError,
     ConflictError,
     HybridMemoryError,
-    InvalidInputError,
     StoreLockedError,
 )
 from hybrid_memory.settings import (
@@ -36,6 +35,8 @@ from hybrid_memory.settings import (
 )
 
 logger = logging.getLogger(__name__)
+
+E = TypeVar("E", bound=BaseException)
 
 OK, FAILED, USAGE, STORE, ADDRESS, INTERRUPTED = 0, 1, 2, 3, 4, 130
 MAX_MESSAGE_CHARS = 400
@@ -74,22 +75,22 @@ def check_data_dir(path: Path) -> None:
         ) from exc
 
 
-def first_domain_error(exc: BaseException) -> HybridMemoryError | None:
-    """Our error inside whatever task groups wrapped it on the way out."""
-    if isinstance(exc, HybridMemoryError):
+def _find(exc: BaseException, kind: type[E]) -> E | None:
+    """The first ``kind`` inside whatever task groups and causes wrapped it on the way out."""
+    if isinstance(exc, kind):
         return exc
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            found = first_domain_error(inner)
+            found = _find(inner, kind)
             if found is not None:
                 return found
     if exc.__cause__ is not None:
-        return first_domain_error(exc.__cause__)
+        return _find(exc.__cause__, kind)
     return None
 
 
 def _code(error: HybridMemoryError) -> int:
-    if isinstance(error, ConfigurationError | InvalidInputError | ConflictError):
+    if isinstance(error, ConfigurationError | ConflictError):
         return USAGE
     if isinstance(error, StoreLockedError | BackendError):
         return STORE
@@ -100,11 +101,14 @@ def _code(error: HybridMemoryError) -> int:
 
 def classify(exc: BaseException) -> tuple[int, str]:
     """The exit code and the one line to print for an exception that ended the command."""
-    domain = first_domain_error(exc)
+    domain = _find(exc, HybridMemoryError)
     if domain is not None:
         return _code(domain), _one_line(str(domain) or type(domain).__name__)
     if isinstance(exc, ValidationError):
         return USAGE, settings_error(exc)
+    failed_file = _find(exc, OSError)
+    if failed_file is not None and failed_file.filename is not None:
+        return STORE, _one_line(f"cannot use {failed_file.filename}: {failed_file.strerror or failed_file}")
     logger.debug("unexpected failure", exc_info=exc)
     inner = _innermost(exc)
     return FAILED, _one_line(

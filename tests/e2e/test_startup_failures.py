@@ -81,6 +81,13 @@ async def test_an_unusable_data_dir_ends_with_one_line_and_code_3(tmp_path: Path
     )
 
 
+async def test_a_store_path_taken_by_a_file_ends_with_one_line_and_code_3(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "vectors").write_text("not a store")
+    assert await serve_fails(data) == (3, f"hybrid-memory: cannot use {data / 'vectors'}: File exists\n")
+
+
 @pytest.mark.model
 async def test_a_busy_port_and_a_busy_store_each_end_with_one_line(tmp_path: Path) -> None:
     with http_server(tmp_path / "data") as first:
