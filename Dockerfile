@@ -2,7 +2,13 @@
 # it to Qdrant and Neo4j; alone it uses the embedded stores under /data.
 #
 #   docker build -t mcp-hybrid-memory .
-#   docker run -p 127.0.0.1:8765:8765 -v hybrid-memory:/data mcp-hybrid-memory
+#   export HYBRID_MEMORY_HTTP_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')
+#   docker run -p 127.0.0.1:8765:8765 -v hybrid-memory:/data -e HYBRID_MEMORY_HTTP_TOKEN mcp-hybrid-memory
+#
+# Bound to 0.0.0.0 inside the container, the server refuses to start without a bearer token
+# (HYBRID_MEMORY_HTTP_TOKEN, or HYBRID_MEMORY_HTTP_TOKEN_FILE=/run/secrets/... for a Docker secret).
+# It answers Host 127.0.0.1:8765 / localhost:8765 only: reached under another name or port, add
+# it with HYBRID_MEMORY_HTTP_ALLOWED_HOSTS (e.g. memory.example.com or localhost:9000).
 #
 # The embedding model is downloaded into /data/fastembed on first use. Offline, mount a
 # local ONNX copy and set HYBRID_MEMORY_EMBEDDING_MODEL_PATH to it.
@@ -32,6 +38,6 @@ EXPOSE 8765
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=5 \
     CMD ["python", "-c", "import socket; socket.create_connection(('127.0.0.1', 8765), 3).close()"]
 ENTRYPOINT ["hybrid-memory"]
-# 0.0.0.0 inside the container; publish the port on the host's loopback (see docker-compose.yml):
-# the server has no authentication of its own.
+# 0.0.0.0 inside the container, so a token is required; publish the port on the host's loopback
+# unless other machines should reach it (see docker-compose.yml).
 CMD ["serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8765"]

@@ -11,8 +11,16 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from hybrid_memory import __version__
-from hybrid_memory.errors import HybridMemoryError
-from hybrid_memory.settings import Settings, load_settings
+from hybrid_memory.exits import (
+    INTERRUPTED,
+    OK,
+    USAGE,
+    check_data_dir,
+    classify,
+    describe_exit_codes,
+    settings_error,
+)
+from hybrid_memory.settings import HttpSettings, Settings, load_settings
 
 logger = logging.getLogger("hybrid_memory")
 
@@ -24,10 +32,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="run the MCP server")
+    serve = sub.add_parser(
+        "serve",
+        help="run the MCP server",
+        description="Run the MCP server over stdio (one client) or streamable HTTP (http://HOST:PORT/mcp).",
+        epilog="exit codes:\n" + describe_exit_codes(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    serve.add_argument(
+        "--host",
+        help="HTTP bind address (HYBRID_MEMORY_HTTP_HOST, default 127.0.0.1); beyond loopback "
+        "HYBRID_MEMORY_HTTP_TOKEN is required and HYBRID_MEMORY_HTTP_ALLOWED_HOSTS names the server",
+    )
+    serve.add_argument("--port", type=int, help="HTTP port (HYBRID_MEMORY_HTTP_PORT, default 8765)")
     for p in (serve,):
         p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
@@ -228,41 +246,30 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {
+    overrides: dict[str, object] = {
         k: v for k, v in {"data_dir": args.data_dir, "project": args.project}.items() if v is not None
     }
+    if args.command == "serve":
+        flags = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v is not None}
+        if flags:
+            overrides["http"] = HttpSettings(**flags)
     return load_settings(**overrides)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> None:
-    from hybrid_memory.server import build_server
+    import anyio
 
-    server = build_server(settings)
-    logger.info(
-        "serving over %s; vectors: %s, graph: %s, data dir: %s",
-        args.transport,
-        settings.resolved_vector_backend,
-        settings.resolved_graph_backend,
-        settings.data_dir,
-    )
+    from hybrid_memory.server import build_server
+    from hybrid_memory.server.http import check_http_settings, serve_http
+
     if args.transport == "http":
-        server.run("streamable-http", host=args.host, port=args.port)
+        check_http_settings(settings.http)
+    check_data_dir(settings.data_dir)
+    server = build_server(settings)
+    if args.transport == "http":
+        anyio.run(serve_http, server, settings.http, settings.log_level)
     else:
         server.run("stdio")
-
-
-def _first_domain_error(exc: BaseException) -> HybridMemoryError | None:
-    """Our error inside whatever task groups wrapped it on the way out."""
-    if isinstance(exc, HybridMemoryError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _first_domain_error(inner)
-            if found is not None:
-                return found
-    if exc.__cause__ is not None:
-        return _first_domain_error(exc.__cause__)
-    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -270,8 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = _settings(args)
     except ValidationError as exc:
-        print(f"hybrid-memory: invalid settings:\n{exc}", file=sys.stderr)
-        return 2
+        print(f"hybrid-memory: {settings_error(exc)}", file=sys.stderr)
+        return USAGE
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -289,14 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "stats":
             return _stats(settings)
     except KeyboardInterrupt:
-        return 130
-    except BaseException as exc:
-        domain = _first_domain_error(exc)
-        if domain is None:
-            raise
-        print(f"hybrid-memory: {domain}", file=sys.stderr)
-        return 1
-    return 0
+        return INTERRUPTED
+    except Exception as exc:  # every failure ends as one line and a code by cause (exits.py)
+        code, line = classify(exc)
+        print(f"hybrid-memory: {line}", file=sys.stderr)
+        return code
+    return OK
 
 
 if __name__ == "__main__":

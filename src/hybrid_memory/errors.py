@@ -8,6 +8,8 @@ to call correctly. The tools layer turns these into MCP ``ToolError`` in one pla
     ├── NotFoundError            an id that does not exist in this scope
     ├── ConflictError            the request clashes with what is stored (e.g. a model mismatch)
     ├── StoreLockedError         another process owns the embedded store
+    ├── ConfigurationError       settings that cannot work together; nothing was started
+    ├── AddressUnavailableError  the HTTP server cannot listen on its host and port
     └── BackendError             a store or model failed
         └── BackendUnavailableError   it could not be reached within the timeout
 """
@@ -33,6 +35,14 @@ class ConflictError(HybridMemoryError):
 
 class StoreLockedError(HybridMemoryError):
     """Another process already owns an embedded store directory."""
+
+
+class ConfigurationError(HybridMemoryError):
+    """The settings cannot work as given (e.g. a public bind without a token); nothing was started."""
+
+
+class AddressUnavailableError(HybridMemoryError):
+    """The HTTP server cannot listen on its host and port (in use, unknown host, not permitted)."""
 
 
 class BackendError(HybridMemoryError):

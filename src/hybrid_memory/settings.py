@@ -5,12 +5,14 @@ Nothing here is read at import time; :func:`load_settings` reads the environment
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from pathlib import Path
-from typing import Literal, Self
+from typing import Annotated, Literal, Self
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -169,6 +171,102 @@ class LifecycleSettings(BaseSettings):
         return self.max_items is not None or self.max_tokens is not None or self.ttl_days is not None
 
 
+MIN_TOKEN_CHARS = 16
+_HAS_PORT = re.compile(r":(\d+|\*)$")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _with_any_port(entries: list[str]) -> list[str]:
+    """An entry without a port also matches that name with any port (``name`` and ``name:*``)."""
+    out: list[str] = []
+    for entry in entries:
+        out.append(entry)
+        if not _HAS_PORT.search(entry):
+            out.append(f"{entry}:*")
+    return out
+
+
+class HttpSettings(BaseSettings):
+    """``HYBRID_MEMORY_HTTP_*``: the streamable HTTP transport, its bearer token and allow-lists.
+
+    ``--host`` / ``--port`` override ``HOST`` / ``PORT``. A token is required whenever the
+    server listens beyond loopback; DNS-rebinding protection is on for every bind.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_HTTP_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=1, le=65535)
+    token: SecretStr | None = None
+    """The bearer token clients send as ``Authorization: Bearer <token>``."""
+    token_file: Path | None = None
+    """A file whose first line is the token (a Docker or Kubernetes secret); read once at start."""
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """Host header values accepted besides loopback, comma-separated; ``name`` also allows ``name:*``."""
+    allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """Origin header values accepted besides loopback, comma-separated (``https://app.example``)."""
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    _file_token: SecretStr | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.token is not None and self.token_file is not None:
+            raise ValueError("set HYBRID_MEMORY_HTTP_TOKEN or HYBRID_MEMORY_HTTP_TOKEN_FILE, not both")
+        if self.token_file is not None:
+            try:
+                lines = self.token_file.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+                raise ValueError(
+                    f"HYBRID_MEMORY_HTTP_TOKEN_FILE={self.token_file} cannot be read: {reason}"
+                ) from None
+            self._file_token = SecretStr(lines[0].strip() if lines else "")
+        secret = self.bearer_token
+        if secret is not None and len(secret.get_secret_value()) < MIN_TOKEN_CHARS:
+            raise ValueError(
+                f"the HTTP token must have at least {MIN_TOKEN_CHARS} characters; make one with "
+                "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
+        return self
+
+    @property
+    def bearer_token(self) -> SecretStr | None:
+        """The token clients must send, from the setting or the file; None: no token."""
+        return self.token if self.token is not None else self._file_token
+
+    @property
+    def loopback(self) -> bool:
+        """True when only this machine can connect (127.0.0.0/8, ::1, localhost)."""
+        return _loopback(self.host)
+
+    def hosts(self) -> list[str]:
+        """Every Host header value the server answers: loopback names with the port, then the operator's."""
+        own = ["127.0.0.1", "localhost", "[::1]"]
+        if not self.loopback and self.host not in ("0.0.0.0", "::"):
+            own.append(f"[{self.host}]" if ":" in self.host else self.host)
+        return [f"{name}:{self.port}" for name in own] + _with_any_port(self.allowed_hosts)
+
+    def origins(self) -> list[str]:
+        """Every Origin header value accepted (a request without Origin is not from a browser page)."""
+        own = [f"http://{name}:{self.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+        return own + _with_any_port(self.allowed_origins)
+
+
 class Settings(BaseSettings):
     """``HYBRID_MEMORY_*``: the whole configuration."""
 
@@ -194,6 +292,7 @@ class Settings(BaseSettings):
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     ranking: RankingSettings = Field(default_factory=RankingSettings)
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
 
     @model_validator(mode="after")
     def _check(self) -> Self:

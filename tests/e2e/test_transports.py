@@ -6,13 +6,7 @@ create two notes, link them, read the neighbourhood, restart, and find it all ag
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +14,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import model_dir
+from tests.e2e.servers import free_port, http_server, server_env
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -31,16 +25,6 @@ THREAD = [
     {"role": "user", "content": "Yes, ideally near the old town, with room for twelve people.", "id": "u2"},
     {"role": "user", "content": "Also, my favourite lunch spot is a vegan ramen bar.", "id": "u3"},
 ]
-
-
-def server_env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_MEMORY_", "QDRANT_", "NEO4J_"))}
-    env.update(
-        HYBRID_MEMORY_DATA_DIR=str(data_dir),
-        HYBRID_MEMORY_PROJECT="e2e",
-        HYBRID_MEMORY_EMBEDDING_MODEL_PATH=str(model_dir()),
-    )
-    return env
 
 
 async def first_session(client: Client) -> dict[str, Any]:
@@ -93,8 +77,9 @@ async def test_second_process_on_the_same_store_gets_a_clear_error(tmp_path: Pat
                 input=b"",
                 check=False,
             )
-            assert second.returncode == 1
+            assert second.returncode == 3  # storage unavailable
             assert second.stdout == b""
+            assert len(second.stderr.splitlines()) == 1
             assert b"already in use by another hybrid-memory process" in second.stderr
             assert b"hybrid-memory serve --transport http" in second.stderr
             # the first server and its store are unharmed
@@ -102,54 +87,15 @@ async def test_second_process_on_the_same_store_gets_a_clear_error(tmp_path: Pat
             assert recall["results"][0]["message_id"] == "u1"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def http_server(data_dir: Path, port: int) -> Iterator[str]:
-    """The server over streamable HTTP as a child process; its log goes to a file beside the data."""
-    log_path = data_dir.parent / f"server-{port}.log"
-    with log_path.open("ab") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hybrid_memory", "serve", "--transport", "http", "--port", str(port)],
-            env=server_env(data_dir),
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while True:  # wait for the port, boundedly
-            if proc.poll() is not None:
-                raise AssertionError(f"server exited: {log_path.read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("HTTP server did not listen within 60 s") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 async def test_http_story_survives_a_restart_and_serves_two_clients(tmp_path: Path) -> None:
     port = free_port()
     with anyio.fail_after(180):
-        with http_server(tmp_path, port) as url:
-            async with Client(url) as client:
+        with http_server(tmp_path, port) as server:
+            async with Client(server.url) as client:
                 ids = await first_session(client)
-            async with Client(url) as other:  # a second client sees the same memory
+            async with Client(server.url) as other:  # a second client sees the same memory
                 hits = await call(other, "recall_memory", query="relocation city", limit=3)
                 assert hits["results"]
-        with http_server(tmp_path, port) as url:
-            async with Client(url) as client:
+        with http_server(tmp_path, port) as server:
+            async with Client(server.url) as client:
                 await second_session(client, ids)

@@ -5,11 +5,17 @@ The only place that knows which database is configured.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any, cast
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.backends.reconnecting import Reconnecting
+from hybrid_memory.errors import BackendUnavailableError
 from hybrid_memory.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["GraphStore", "VectorStore", "open_graph_store", "open_vector_store"]
 
@@ -36,11 +42,18 @@ async def open_vector_store(settings: Settings, *, dimension: int, model: str) -
         from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
 
         store = EdgeVectorStore(settings.data_dir / "vectors", timeout_s=settings.backend_timeout_s)
-    await store.open(dimension=dimension, model=model)
-    try:
-        yield store
-    finally:
-        await store.close()
+        await store.open(dimension=dimension, model=model)
+        try:
+            yield store
+        finally:
+            await store.close()
+        return
+
+    async def reopen() -> None:
+        await store.open(dimension=dimension, model=model)
+
+    async with _server_store(store, reopen, "vector store", "QDRANT_URL", settings.qdrant.url) as opened:
+        yield cast(VectorStore, opened)
 
 
 @asynccontextmanager
@@ -63,8 +76,29 @@ async def open_graph_store(settings: Settings) -> AsyncIterator[GraphStore]:
 
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         store = SqliteGraphStore(settings.data_dir / "graph.sqlite3", timeout_s=settings.backend_timeout_s)
-    await store.open()
+        await store.open()
+        try:
+            yield store
+        finally:
+            await store.close()
+        return
+
+    async with _server_store(store, store.open, "graph store", "NEO4J_URI", settings.neo4j.uri) as opened:
+        yield cast(GraphStore, opened)
+
+
+@asynccontextmanager
+async def _server_store(
+    store: Any, reopen: Callable[[], Awaitable[None]], what: str, env: str, address: str
+) -> AsyncIterator[Any]:
+    """A server that is down at start degrades the tools that need it instead of stopping the process."""
+    opened: Any = store
     try:
-        yield store
+        await reopen()
+    except BackendUnavailableError as exc:
+        opened = Reconnecting(store, reopen, what, env, address)
+        logger.warning("%s; serving without it until it answers", opened.failed(exc))
+    try:
+        yield opened
     finally:
-        await store.close()
+        await opened.close()

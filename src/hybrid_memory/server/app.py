@@ -13,7 +13,7 @@ from hybrid_memory import __version__
 from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.errors import BackendError
+from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
@@ -50,7 +50,11 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
         ):
             service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
             scope = Scope(project=settings.project or "default", user=settings.user)
-            repaired = await service.repair(scope)
+            try:
+                repaired = await service.repair(scope)
+            except BackendUnavailableError as exc:  # a server store that is down: repair when it is back
+                logger.warning("repair of half-done writes skipped: %s", exc)
+                repaired = 0
             if repaired:
                 logger.warning("re-indexed %d notes whose vector copy was missing", repaired)
             async with anyio.create_task_group() as tg:
@@ -84,6 +88,12 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         async with open_app(settings, embedder) as app:
+            logger.info(
+                "memory open; vectors: %s, graph: %s, data dir: %s",
+                settings.resolved_vector_backend,
+                settings.resolved_graph_backend,
+                settings.data_dir,
+            )
             yield app
 
     server: MCPServer[AppContext] = MCPServer(

@@ -1,0 +1,162 @@
+"""Streamable HTTP: a bearer token, DNS-rebinding protection on every bind, clean start-up failures.
+
+The SDK's app serves ``/mcp``; :class:`Guard` sits in front of it and answers every HTTP
+request that has a foreign ``Host``/``Origin`` (421/403) or lacks the token (401) before the
+SDK sees it. No protected-resource metadata is served: the MCP authorization spec's document
+must name an OAuth authorization server, and a static token has none; a client is given the
+token out of band (``Authorization: Bearer ...``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+import signal
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from hybrid_memory.errors import AddressUnavailableError, ConfigurationError
+from hybrid_memory.settings import HttpSettings
+
+logger = logging.getLogger(__name__)
+
+REALM = "hybrid-memory"
+BACKLOG = 128
+
+
+def check_http_settings(http: HttpSettings) -> None:
+    """Refuse a configuration that would expose the memory: beyond loopback without a token."""
+    if not http.loopback and http.bearer_token is None:
+        raise ConfigurationError(
+            f"--host {http.host} listens beyond this machine and needs a bearer token: set "
+            "HYBRID_MEMORY_HTTP_TOKEN (or HYBRID_MEMORY_HTTP_TOKEN_FILE), or bind --host 127.0.0.1"
+        )
+
+
+def transport_security(http: HttpSettings) -> TransportSecuritySettings:
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=http.hosts(), allowed_origins=http.origins()
+    )
+
+
+class Guard:
+    """ASGI middleware: rebinding check first (a browser page can never pass it), then the token."""
+
+    def __init__(self, app: ASGIApp, security: TransportSecuritySettings, token: str | None) -> None:
+        self._app = app
+        self._security = TransportSecurityMiddleware(security)
+        self._token = token.encode() if token is not None else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        refused = await self._security.validate_request(Request(scope))
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        if self._token is not None:
+            problem = self._check(Headers(scope=scope).get("authorization"))
+            if problem is not None:
+                await _unauthorized(problem, send)
+                return
+        await self._app(scope, receive, send)
+
+    def _check(self, header: str | None) -> str | None:
+        """None when the token matches, else what a client is told (RFC 6750 §3.1)."""
+        assert self._token is not None
+        scheme, _, given = (header or "").partition(" ")
+        if not header or scheme.lower() != "bearer":
+            return ""  # no credentials: the challenge carries no error code
+        if hmac.compare_digest(given.strip().encode(), self._token):
+            return None
+        logger.warning("HTTP request with a wrong bearer token refused")
+        return "invalid_token"
+
+
+async def _unauthorized(error: str, send: Send) -> None:
+    challenge = f'Bearer realm="{REALM}"'
+    description = "A bearer token is required: send Authorization: Bearer <HYBRID_MEMORY_HTTP_TOKEN>."
+    if error:
+        description = "The bearer token is not valid."
+        challenge += f', error="{error}", error_description="{description}"'
+    body = json.dumps({"error": error or "unauthorized", "error_description": description}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", challenge.encode()),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, taken before any store opens, so a busy port fails in a moment."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise AddressUnavailableError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        # Listening now lets clients that connect while the stores open wait in the backlog.
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        hint = (
+            "; another server (hybrid-memory?) listens there: pick another --port" if exc.errno == 98 else ""
+        )
+        raise AddressUnavailableError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from exc
+    return sock
+
+
+class _Uvicorn(uvicorn.Server):
+    """Uvicorn re-raises SIGTERM/SIGINT once it has stopped; here the stores still have to close first."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str) -> None:
+    """Bind, open the stores (the app's lifespan), then serve until SIGINT/SIGTERM; close in order."""
+    check_http_settings(http)
+    sock = bind(http.host, http.port)
+    with sock:
+        security = transport_security(http)
+        app = server.streamable_http_app(transport_security=security, host=http.host)
+        token = http.bearer_token.get_secret_value() if http.bearer_token is not None else None
+        guarded = Guard(app, security, token)
+        # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
+        config = uvicorn.Config(guarded, lifespan="off", log_config=None, log_level=log_level.lower())
+        async with app.router.lifespan_context(app):
+            logger.info(
+                "listening on http://%s:%d/mcp (bearer token %s)",
+                http.host,
+                http.port,
+                "required" if token else "off: loopback only",
+            )
+            await _Uvicorn(config).serve(sockets=[sock])
