@@ -10,8 +10,8 @@
 # It answers Host 127.0.0.1:8765 / localhost:8765 only: reached under another name or port, add
 # it with HYBRID_MEMORY_HTTP_ALLOWED_HOSTS (e.g. memory.example.com or localhost:9000).
 #
-# The embedding model is downloaded into /data/fastembed on first use. Offline, mount a
-# local ONNX copy and set HYBRID_MEMORY_EMBEDDING_MODEL_PATH to it.
+# The default embedding model (int8 all-MiniLM-L6-v2) is inside the package: no download.
+# A fastembed model chosen by HYBRID_MEMORY_EMBEDDING_MODEL is downloaded into /data/fastembed.
 
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1

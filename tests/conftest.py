@@ -11,15 +11,20 @@ from mcp.server.mcpserver import MCPServer
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.server import AppContext, build_server
-from hybrid_memory.settings import EmbeddingSettings, Settings
+from hybrid_memory.settings import PACKAGED_MODEL_DIR, EmbeddingSettings, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def model_dir() -> Path:
-    """The offline model: HYBRID_MEMORY_EMBEDDING_MODEL_PATH, else shared/ beside the checkout."""
+    """The model under test: HYBRID_MEMORY_EMBEDDING_MODEL_PATH, else the packaged int8 model.
+
+    The packaged model by default: it is what users get, it needs nothing beside the
+    checkout, and it is the faster one. Export the variable (e.g. to the fp32 export in
+    shared/) to run the suite on another model; tests/embeddings keeps fp32 tests either way.
+    """
     configured = os.environ.get("HYBRID_MEMORY_EMBEDDING_MODEL_PATH")
-    path = Path(configured) if configured else REPO.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
+    path = Path(configured) if configured else PACKAGED_MODEL_DIR
     if not (path / "model.onnx").is_file():
         pytest.fail(f"No ONNX model at {path}: set HYBRID_MEMORY_EMBEDDING_MODEL_PATH to the model directory")
     return path

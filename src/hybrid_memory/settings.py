@@ -14,7 +14,13 @@ import platformdirs
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+PACKAGED_MODEL = "all-MiniLM-L6-v2-int8"
+"""The default model: int8 all-MiniLM-L6-v2 inside the package, used offline with no download."""
+PACKAGED_MODEL_DIR = Path(__file__).resolve().parent / "embeddings" / "model"
+"""Where the packaged model's files are (its README says how they were built)."""
+FP32_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+"""The same model in fp32: what a model directory holds when no model is named."""
+DEFAULT_MODEL = PACKAGED_MODEL
 
 
 def _default_data_dir() -> Path:
@@ -30,8 +36,11 @@ class EmbeddingSettings(BaseSettings):
 
     provider: Literal["fastembed", "openai"] = "fastembed"
     model: str = DEFAULT_MODEL
+    """The packaged int8 model by default; any fastembed model by name (downloaded when first used)."""
     model_path: Path | None = None
-    """A local directory holding the ONNX model (offline use); fastembed downloads by name otherwise."""
+    """A local directory holding the ONNX model; alone (no model named) it is taken for the fp32
+    all-MiniLM-L6-v2 export, unless it is the packaged model's own directory. Unset: the packaged
+    model, or fastembed downloads the named one."""
     base_url: str | None = None
     """OpenAI-compatible endpoint (Ollama: http://localhost:11434/v1)."""
     api_key: SecretStr | None = Field(
@@ -48,6 +57,11 @@ class EmbeddingSettings(BaseSettings):
     def _check_provider(self) -> Self:
         if self.provider == "fastembed" and self.model_path is not None and not self.model_path.is_dir():
             raise ValueError(f"HYBRID_MEMORY_EMBEDDING_MODEL_PATH={self.model_path} is not a directory")
+        path = self.model_path
+        if self.provider == "fastembed" and path is not None and "model" not in self.model_fields_set:
+            # Before the packaged model, a bare model directory meant the fp32 export:
+            # keep that meaning, and the name its stores were filled under.
+            self.model = PACKAGED_MODEL if path.resolve() == PACKAGED_MODEL_DIR else FP32_MODEL
         return self
 
 

@@ -1,8 +1,9 @@
-"""FastEmbedEmbedder with the real all-MiniLM-L6-v2 ONNX model, offline.
+"""FastEmbedEmbedder with the real fp32 all-MiniLM-L6-v2 ONNX model, offline.
 
-The model directory is ``HYBRID_MEMORY_EMBEDDING_MODEL_PATH``, else
-``../shared/models/all-MiniLM-L6-v2-onnx`` next to the repository; tests that
-need it skip without it. One loaded embedder serves the module (loading takes a
+The model directory is ``HYBRID_MEMORY_TEST_FP32_MODEL_PATH``, else
+``HYBRID_MEMORY_EMBEDDING_MODEL_PATH``, else ``../shared/models/all-MiniLM-L6-v2-onnx``
+next to the repository; tests that need it skip without it (the packaged int8 model
+has its own tests in test_packaged_model.py). One loaded embedder serves the module (loading takes a
 while), so the tests that use it share the module's event loop.
 """
 
@@ -23,14 +24,13 @@ from tokenizers import Tokenizer
 from hybrid_memory.embeddings import FastEmbedEmbedder, build_embedder, chunk_text
 from hybrid_memory.embeddings.fastembed_provider import KNOWN_DIMENSIONS
 from hybrid_memory.errors import BackendError
-from hybrid_memory.settings import EmbeddingSettings
+from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, EmbeddingSettings
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_DIR = Path(
-    os.environ.get(
-        "HYBRID_MEMORY_EMBEDDING_MODEL_PATH",
-        Path(__file__).resolve().parents[3] / "shared" / "models" / "all-MiniLM-L6-v2-onnx",
-    )
+    os.environ.get("HYBRID_MEMORY_TEST_FP32_MODEL_PATH")
+    or os.environ.get("HYBRID_MEMORY_EMBEDDING_MODEL_PATH")
+    or Path(__file__).resolve().parents[3] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
 )
 REQUIRED = "model.onnx, tokenizer.json, tokenizer_config.json"
 
@@ -276,7 +276,7 @@ async def test_an_unknown_model_name_says_what_to_do() -> None:
     embedder = FastEmbedEmbedder("acme/no-such-model", None)
     expected = (
         "fastembed has no embedding model named 'acme/no-such-model'. Set HYBRID_MEMORY_EMBEDDING_MODEL to "
-        "one of fastembed's models (the default is sentence-transformers/all-MiniLM-L6-v2), or set "
+        "one of fastembed's models (or unset it for the packaged all-MiniLM-L6-v2-int8), or set "
         "HYBRID_MEMORY_EMBEDDING_PROVIDER=openai to use an OpenAI-compatible server."
     )
 
@@ -303,6 +303,7 @@ def test_known_dimensions_agree_with_fastembed() -> None:
     from fastembed import TextEmbedding
 
     supported = {str(model["model"]).lower(): model["dim"] for model in TextEmbedding.list_supported_models()}
+    supported[PACKAGED_MODEL.lower()] = supported[FP32_MODEL.lower()]  # ours: the same network, int8
 
     assert {name: supported.get(name) for name in KNOWN_DIMENSIONS} == KNOWN_DIMENSIONS
 

@@ -1,20 +1,26 @@
 """Text to vectors: the :class:`Embedder` protocol, its providers, and chunking.
 
 ``build_embedder(settings.embedding)`` picks the provider; nothing loads or
-connects until the embedder is first used (or warmed up).
+connects until the embedder is first used (or warmed up). The OpenAI provider,
+and with it the ``openai`` SDK (a third of a second to import), is imported only
+when it is configured or named.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.chunking import TokenSpan, TokenSpans, approximate_token_spans, chunk_text
 from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
-from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
-from hybrid_memory.settings import EmbeddingSettings
+from hybrid_memory.settings import PACKAGED_MODEL_DIR, EmbeddingSettings
+
+if TYPE_CHECKING:
+    from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
 
 __all__ = [
+    "PACKAGED_MODEL_DIR",
     "Embedder",
     "FastEmbedEmbedder",
     "OpenAIEmbedder",
@@ -26,10 +32,21 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> object:
+    if name == "OpenAIEmbedder":
+        from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
+
+        return OpenAIEmbedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def build_embedder(
     settings: EmbeddingSettings, *, cache_dir: Path | None = None
 ) -> FastEmbedEmbedder | OpenAIEmbedder:
     """The embedder ``settings`` ask for, not yet loaded or connected.
+
+    With no settings at all this is the int8 all-MiniLM-L6-v2 shipped inside the
+    package (:data:`PACKAGED_MODEL_DIR`), which needs no download.
 
     Args:
         settings: The ``HYBRID_MEMORY_EMBEDDING_*`` settings.
@@ -40,6 +57,8 @@ def build_embedder(
         BackendError: the openai provider for OpenAI itself without an API key.
     """
     if settings.provider == "openai":
+        from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
+
         return OpenAIEmbedder(
             settings.model,
             base_url=settings.base_url,

@@ -25,13 +25,18 @@ from tokenizers import Tokenizer
 
 from hybrid_memory.embeddings.chunking import TokenSpan, approximate_token_spans
 from hybrid_memory.errors import BackendError
+from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, PACKAGED_MODEL_DIR
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
 
 logger = logging.getLogger(__name__)
 
+_ARCHITECTURES = {PACKAGED_MODEL.lower(): FP32_MODEL}
+"""Our models that fastembed knows under another name: the one whose pooling and files they share."""
+
 KNOWN_DIMENSIONS: dict[str, int] = {
+    PACKAGED_MODEL.lower(): 384,
     "sentence-transformers/all-minilm-l6-v2": 384,
     "sentence-transformers/paraphrase-multilingual-minilm-l12-v2": 384,
     "baai/bge-small-en-v1.5": 384,
@@ -51,9 +56,11 @@ class FastEmbedEmbedder:
     """An :class:`~hybrid_memory.embeddings.base.Embedder` over a local fastembed ONNX model.
 
     Args:
-        model: fastembed's name for the model (``sentence-transformers/all-MiniLM-L6-v2``).
+        model: The packaged ``all-MiniLM-L6-v2-int8``, or fastembed's name for a model
+            (``sentence-transformers/all-MiniLM-L6-v2``).
         model_path: A local directory holding the model's ONNX export, for offline
-            use; ``None`` lets fastembed download the model by name into ``cache_dir``.
+            use; ``None``: the packaged directory for the packaged model, else fastembed
+            downloads the model by name into ``cache_dir``.
         threads: onnxruntime's intra- and inter-op threads for one call.
         batch_size: Texts per inference call; between calls a query can get its turn.
         cache_dir: Where fastembed keeps downloaded models (its own default when ``None``).
@@ -71,6 +78,9 @@ class FastEmbedEmbedder:
         if threads < 1 or batch_size < 1:
             raise ValueError(f"threads and batch_size must be at least 1, got {threads} and {batch_size}")
         self._model_name = model
+        self._fastembed_name = _ARCHITECTURES.get(model.lower(), model)
+        if model_path is None and model.lower() == PACKAGED_MODEL.lower():
+            model_path = PACKAGED_MODEL_DIR
         self._model_path = model_path
         self._threads = threads
         self._batch_size = batch_size
@@ -232,7 +242,7 @@ class FastEmbedEmbedder:
         started = time.perf_counter()
         try:
             model = TextEmbedding(
-                self._model_name,
+                self._fastembed_name,
                 cache_dir=str(self._cache_dir) if self._cache_dir is not None else None,
                 threads=self._threads,
                 **kwargs,
@@ -252,14 +262,14 @@ class FastEmbedEmbedder:
     def _describe_model(self) -> dict[str, Any]:
         from fastembed import TextEmbedding
 
-        wanted = self._model_name.lower()
+        wanted = self._fastembed_name.lower()
         for description in TextEmbedding.list_supported_models():
             if str(description["model"]).lower() == wanted:
                 return description
         raise BackendError(
             f"fastembed has no embedding model named {self._model_name!r}. Set "
-            "HYBRID_MEMORY_EMBEDDING_MODEL to one of fastembed's models (the default is "
-            "sentence-transformers/all-MiniLM-L6-v2), or set HYBRID_MEMORY_EMBEDDING_PROVIDER=openai "
+            f"HYBRID_MEMORY_EMBEDDING_MODEL to one of fastembed's models (or unset it for the packaged "
+            f"{PACKAGED_MODEL}), or set HYBRID_MEMORY_EMBEDDING_PROVIDER=openai "
             "to use an OpenAI-compatible server."
         )
 
