@@ -16,7 +16,7 @@ import pytest
 
 from hybrid_memory.backends.base import GraphStore
 from hybrid_memory.errors import ConflictError, NotFoundError
-from hybrid_memory.models import Direction, Link, Note, NoteFilter, NoteType, Relation, Scope
+from hybrid_memory.models import Direction, Link, Note, NoteFilter, NoteType, Relation, Scope, Walk
 
 from .graph_backends import GRAPH_BACKENDS, GraphBackend, GraphStoreOpener
 
@@ -227,7 +227,7 @@ async def test_upsert_replaces_every_field_of_an_existing_note(graph_store: Grap
 async def test_upsert_of_a_note_keeps_its_links(graph: GraphStore) -> None:
     await graph.upsert_note(make_note("b", "b rewritten", created=at(1)))
 
-    found = await graph.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
 
     assert triples(found.links) == {("a", "b", RELATES_TO)}
 
@@ -253,13 +253,13 @@ async def test_delete_note_reports_whether_it_existed(graph_store: GraphStore) -
 async def test_delete_note_removes_every_link_touching_it(graph: GraphStore) -> None:
     assert await graph.delete_note(ALPHA, "c") is True
 
-    around_a = await graph.neighbourhood(ALPHA, "a", depth=3, relations=None, direction=BOTH)
+    around_a = await graph.neighbourhood(ALPHA, Walk(note_id="a", depth=3, relations=None, direction=BOTH))
     assert ids(around_a.notes) == ["b", "e"]
     assert triples(around_a.links) == {("a", "b", RELATES_TO), ("e", "a", ANSWERS)}
 
     # A note re-created under the same id starts without the old links.
     await graph.upsert_note(make_note("c", created=at(2)))
-    around_c = await graph.neighbourhood(ALPHA, "c", depth=3, relations=None, direction=BOTH)
+    around_c = await graph.neighbourhood(ALPHA, Walk(note_id="c", depth=3, relations=None, direction=BOTH))
     assert around_c.notes == []
     assert around_c.links == []
 
@@ -288,7 +288,7 @@ async def test_reopening_keeps_notes_and_links(open_graph_store: GraphStoreOpene
 
     async with open_graph_store() as store:
         assert sorted(ids(await store.get_notes(ALPHA, ["a", "b"]))) == ["a", "b"]
-        found = await store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+        found = await store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
         assert found.notes == [note_b]
         assert found.links == [link]
         hits = await store.search_notes("aardvark", NoteFilter(scope=ALPHA), 10)
@@ -306,7 +306,7 @@ async def test_other_scope_reads_nothing(graph: GraphStore, other: Scope) -> Non
     assert await graph.list_notes(flt, 100) == []
     assert await graph.count_notes(flt) == 0
     assert await graph.search_notes("note", flt, 10) == []
-    found = await graph.neighbourhood(other, "a", depth=3, relations=None, direction=BOTH)
+    found = await graph.neighbourhood(other, Walk(note_id="a", depth=3, relations=None, direction=BOTH))
     assert found.notes == []
     assert found.links == []
 
@@ -317,7 +317,7 @@ async def test_other_scope_cannot_delete_notes_or_links(graph: GraphStore, other
     assert await graph.delete_link(other, "a", "b", RELATES_TO) is False
 
     assert ids(await graph.get_notes(ALPHA, ["a"])) == ["a"]
-    found = await graph.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
     assert triples(found.links) == {("a", "b", RELATES_TO)}
 
 
@@ -327,7 +327,7 @@ async def test_other_scope_cannot_link_notes_it_does_not_own(graph: GraphStore, 
         await graph.upsert_link(make_link("a", "d", scope=other))
 
     assert str(excinfo.value) == not_found("a")
-    found = await graph.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
     assert ids(found.notes) == ["b"]
 
 
@@ -371,7 +371,7 @@ async def test_upsert_link_returns_the_stored_link(graph_store: GraphStore) -> N
     link = make_link("a", "b", SUPPORTS, strength=0.25, created=at(1), valid_from=at(1), valid_to=at(9))
 
     assert await graph_store.upsert_link(link) == link
-    found = await graph_store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph_store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
     assert found.links == [link]
 
 
@@ -385,7 +385,7 @@ async def test_upsert_link_again_updates_it_and_keeps_created(graph_store: Graph
 
     expected = make_link("a", "b", SUPPORTS, strength=0.3, created=at(1), valid_from=at(5), valid_to=at(9))
     assert stored == expected
-    found = await graph_store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph_store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
     assert found.links == [expected]
 
 
@@ -394,7 +394,7 @@ async def test_links_differing_only_in_relation_coexist(graph_store: GraphStore)
 
     await add(graph_store, make_link("a", "b", SUPPORTS), make_link("a", "b", EXTENDS))
 
-    found = await graph_store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph_store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
     assert ids(found.notes) == ["b"]
     assert triples(found.links) == {("a", "b", SUPPORTS), ("a", "b", EXTENDS)}
 
@@ -409,11 +409,11 @@ async def test_link_to_a_missing_note_is_rejected_and_not_stored(
         await graph_store.upsert_link(make_link(from_id, to_id))
 
     assert str(excinfo.value) == not_found(missing)
-    found = await graph_store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=BOTH)
+    found = await graph_store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=BOTH))
     assert found.links == []
     # Creating the missing note later must not reveal a dangling link stored earlier.
     await graph_store.upsert_note(make_note("ghost"))
-    found = await graph_store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=BOTH)
+    found = await graph_store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=BOTH))
     assert found.links == []
 
 
@@ -425,7 +425,7 @@ async def test_delete_link_removes_only_that_link(graph_store: GraphStore) -> No
     assert await graph_store.delete_link(ALPHA, "a", "b", SUPPORTS) is False
     assert await graph_store.delete_link(ALPHA, "b", "a", EXTENDS) is False
 
-    found = await graph_store.neighbourhood(ALPHA, "a", depth=1, relations=None, direction=OUT)
+    found = await graph_store.neighbourhood(ALPHA, Walk(note_id="a", depth=1, relations=None, direction=OUT))
     assert triples(found.links) == {("a", "b", EXTENDS)}
     assert sorted(ids(await graph_store.get_notes(ALPHA, ["a", "b"]))) == ["a", "b"]
 
@@ -461,14 +461,16 @@ async def test_neighbourhood_walks_depth_direction_and_relations(
     expected_notes: list[str],
     expected_links: set[tuple[str, str, Relation]],
 ) -> None:
-    found = await graph.neighbourhood(ALPHA, "a", depth=depth, relations=relations, direction=direction)
+    found = await graph.neighbourhood(
+        ALPHA, Walk(note_id="a", depth=depth, relations=relations, direction=direction)
+    )
 
     assert ids(found.notes) == expected_notes
     assert triples(found.links) == expected_links
 
 
 async def test_neighbourhood_returns_full_notes_and_links(graph: GraphStore) -> None:
-    found = await graph.neighbourhood(ALPHA, "b", depth=1, relations=None, direction=OUT)
+    found = await graph.neighbourhood(ALPHA, Walk(note_id="b", depth=1, relations=None, direction=OUT))
 
     assert found.notes == [make_note("c", "note c", created=at(2))]
     assert found.links == [make_link("b", "c", SUPPORTS)]
@@ -481,7 +483,9 @@ async def test_neighbourhood_returns_full_notes_and_links(graph: GraphStore) -> 
 async def test_neighbourhood_limit_keeps_the_nearest_then_oldest(
     graph: GraphStore, limit: int, expected_notes: list[str], expected_links: set[Any]
 ) -> None:
-    found = await graph.neighbourhood(ALPHA, "a", depth=2, relations=None, direction=BOTH, limit=limit)
+    found = await graph.neighbourhood(
+        ALPHA, Walk(note_id="a", depth=2, relations=None, direction=BOTH, limit=limit)
+    )
 
     assert ids(found.notes) == expected_notes
     assert triples(found.links) == expected_links
@@ -502,7 +506,9 @@ async def test_neighbourhood_walks_only_links_valid_at_the_instant(
 ) -> None:
     await graph.upsert_link(make_link("a", "b", RELATES_TO, valid_from=at(10), valid_to=at(20)))
 
-    found = await graph.neighbourhood(ALPHA, "a", depth=3, relations=None, direction=OUT, valid_at=valid_at)
+    found = await graph.neighbourhood(
+        ALPHA, Walk(note_id="a", depth=3, relations=None, direction=OUT, valid_at=valid_at)
+    )
 
     assert ids(found.notes) == expected_notes
 
@@ -510,8 +516,12 @@ async def test_neighbourhood_walks_only_links_valid_at_the_instant(
 async def test_neighbourhood_skips_and_does_not_walk_through_invalid_notes(graph: GraphStore) -> None:
     await graph.upsert_note(make_note("c", "note c", created=at(2), valid_to=at(10)))
 
-    later = await graph.neighbourhood(ALPHA, "a", depth=3, relations=None, direction=BOTH, valid_at=at(20))
-    earlier = await graph.neighbourhood(ALPHA, "a", depth=3, relations=None, direction=BOTH, valid_at=at(5))
+    later = await graph.neighbourhood(
+        ALPHA, Walk(note_id="a", depth=3, relations=None, direction=BOTH, valid_at=at(20))
+    )
+    earlier = await graph.neighbourhood(
+        ALPHA, Walk(note_id="a", depth=3, relations=None, direction=BOTH, valid_at=at(5))
+    )
 
     assert ids(later.notes) == ["b", "e"]
     assert triples(later.links) == {AB, EA}
@@ -520,7 +530,7 @@ async def test_neighbourhood_skips_and_does_not_walk_through_invalid_notes(graph
 
 @pytest.mark.parametrize("start", ["f", "no-such-note"])
 async def test_neighbourhood_of_an_unlinked_or_unknown_note_is_empty(graph: GraphStore, start: str) -> None:
-    found = await graph.neighbourhood(ALPHA, start, depth=3, relations=None, direction=BOTH)
+    found = await graph.neighbourhood(ALPHA, Walk(note_id=start, depth=3, relations=None, direction=BOTH))
 
     assert found.notes == []
     assert found.links == []

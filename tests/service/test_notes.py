@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
-from hybrid_memory.models import Direction, MemoryKind, NoteType, Relation
+from hybrid_memory.models import Direction, MemoryKind, NoteType, Relation, Walk
 from hybrid_memory.service import NoteDraft, RecallOptions
 
 from .conftest import SCOPE, Harness
@@ -200,13 +200,13 @@ async def test_linked_notes_starts_with_the_note_and_walks_its_links(harness: Ha
     await harness.service.create_link(SCOPE, from_id=b.id, to_id=c.id, relation=Relation.EXTENDS)
 
     one = await harness.service.linked_notes(
-        SCOPE, a.id, depth=1, relations=None, direction=Direction.OUT, limit=10
+        SCOPE, Walk(note_id=a.id, depth=1, relations=None, direction=Direction.OUT, limit=10)
     )
     two = await harness.service.linked_notes(
-        SCOPE, a.id, depth=2, relations=None, direction=Direction.OUT, limit=10
+        SCOPE, Walk(note_id=a.id, depth=2, relations=None, direction=Direction.OUT, limit=10)
     )
     backwards = await harness.service.linked_notes(
-        SCOPE, a.id, depth=2, relations=None, direction=Direction.IN, limit=10
+        SCOPE, Walk(note_id=a.id, depth=2, relations=None, direction=Direction.IN, limit=10)
     )
 
     assert [n.id for n in one.notes] == [a.id, b.id]

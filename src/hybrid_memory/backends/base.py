@@ -7,11 +7,9 @@ filter) and every implementation applies it, so no query can cross projects.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Protocol
 
 from hybrid_memory.models import (
-    Direction,
     Link,
     Memory,
     MemoryFilter,
@@ -24,6 +22,7 @@ from hybrid_memory.models import (
     Scope,
     SparseVector,
     VectorHit,
+    Walk,
 )
 
 
@@ -164,18 +163,8 @@ class GraphStore(Protocol):
         """
         ...
 
-    async def neighbourhood(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        depth: int,
-        relations: Sequence[Relation] | None,
-        direction: Direction,
-        valid_at: datetime | None = None,
-        limit: int = 100,
-    ) -> Neighbourhood:
-        """Notes within ``depth`` hops of ``note_id`` (the start note excluded) and the links between them.
+    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+        """Notes within ``walk.depth`` hops of ``walk.note_id`` (the start excluded) and the links among them.
 
         ``direction`` follows links out of, into, or either way from each note;
         ``relations`` limits which link types are walked; ``valid_at`` keeps only

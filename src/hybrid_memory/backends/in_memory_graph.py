@@ -24,7 +24,17 @@ import anyio.lowlevel
 
 from hybrid_memory.backends._text import WORD, query_terms
 from hybrid_memory.errors import ConflictError, NotFoundError
-from hybrid_memory.models import Direction, Link, Neighbourhood, Note, NoteFilter, NoteHit, Relation, Scope
+from hybrid_memory.models import (
+    Direction,
+    Link,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteHit,
+    Relation,
+    Scope,
+    Walk,
+)
 
 # BM25's usual constants (SQLite's FTS5 and Lucene use the same).
 K1 = 1.2
@@ -208,20 +218,18 @@ class InMemoryGraphStore:
         found = {(note.project, note.user) for note in self._data.notes.values()}
         return [Scope(project=project, user=user) for project, user in sorted(found)]
 
-    async def neighbourhood(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        depth: int,
-        relations: Sequence[Relation] | None,
-        direction: Direction,
-        valid_at: datetime | None = None,
-        limit: int = 100,
-    ) -> Neighbourhood:
-        """Notes within ``depth`` hops, breadth first, each at its smallest depth; see ``GraphStore``."""
+    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+        """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
+        note_id, depth, relations, direction, valid_at, limit = (
+            walk.note_id,
+            walk.depth,
+            walk.relations,
+            walk.direction,
+            walk.valid_at,
+            walk.limit,
+        )
         await self._ready()
-        if depth < 1 or limit < 1 or (relations is not None and not relations):
+        if walk.empty:
             return Neighbourhood(notes=[], links=[])
         walkable = [
             lk

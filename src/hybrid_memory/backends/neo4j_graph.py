@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
 from typing import Any, Literal, cast
 
 import anyio
@@ -39,7 +38,17 @@ from neo4j.exceptions import (
 from hybrid_memory.backends import cypher
 from hybrid_memory.backends._text import fmt_time_opt, query_terms
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
-from hybrid_memory.models import Direction, Link, Neighbourhood, Note, NoteFilter, NoteHit, Relation, Scope
+from hybrid_memory.models import (
+    Direction,
+    Link,
+    Neighbourhood,
+    Note,
+    NoteFilter,
+    NoteHit,
+    Relation,
+    Scope,
+    Walk,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -283,25 +292,17 @@ class Neo4jGraphStore:
         rows = await self._run(cypher.SCOPES, {}, read=True)
         return [Scope(project=row["project"], user=row["user"]) for row in rows]
 
-    async def neighbourhood(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        depth: int,
-        relations: Sequence[Relation] | None,
-        direction: Direction,
-        valid_at: datetime | None = None,
-        limit: int = 100,
-    ) -> Neighbourhood:
-        """Notes within ``depth`` hops of ``note_id``, each once at its smallest depth,
-        nearest first then oldest ``created`` first, at most ``limit``; and the links
-        (passing the same filters) between the start note and those notes.
-
-        An unknown start note, ``depth < 1``, ``limit < 1`` or ``relations=[]`` give an
-        empty neighbourhood. Notes not valid at ``valid_at`` are neither returned nor walked through.
-        """
-        if depth < 1 or limit < 1 or (relations is not None and not relations):
+    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+        """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
+        note_id, depth, relations, direction, valid_at, limit = (
+            walk.note_id,
+            walk.depth,
+            walk.relations,
+            walk.direction,
+            walk.valid_at,
+            walk.limit,
+        )
+        if walk.empty:
             return Neighbourhood(notes=[], links=[])
         params: dict[str, Any] = {
             "project": scope.project,
@@ -313,7 +314,7 @@ class Neo4jGraphStore:
 
         # One read transaction for the whole walk: every hop sees the same snapshot.
         @unit_of_work(timeout=self._timeout_s)
-        async def walk(tx: AsyncManagedTransaction) -> tuple[list[Note], list[dict[str, Any]]]:
+        async def traverse(tx: AsyncManagedTransaction) -> tuple[list[Note], list[dict[str, Any]]]:
             seen = {note_id}
             frontier = [note_id]
             found: list[Note] = []
@@ -338,7 +339,7 @@ class Neo4jGraphStore:
 
         driver = self._require()
         async with self._errors(), driver.session(database=self._database) as session:
-            notes, link_rows = await session.execute_read(walk)
+            notes, link_rows = await session.execute_read(traverse)
         links = [cypher.link_from_row(row, project=scope.project, user=scope.user) for row in link_rows]
         links.sort(key=lambda link: (link.from_id, link.to_id, link.relation.value))
         return Neighbourhood(notes=notes, links=links)

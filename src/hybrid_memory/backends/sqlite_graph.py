@@ -17,7 +17,6 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,6 +44,7 @@ from hybrid_memory.models import (
     NoteHit,
     Relation,
     Scope,
+    Walk,
 )
 
 logger = logging.getLogger(__name__)
@@ -319,25 +319,17 @@ class SqliteGraphStore:
         rows = await self._run(lambda conn: conn.execute(sql).fetchall())
         return [Scope(project=row["project"], user=row["user"]) for row in rows]
 
-    async def neighbourhood(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        depth: int,
-        relations: Sequence[Relation] | None,
-        direction: Direction,
-        valid_at: datetime | None = None,
-        limit: int = 100,
-    ) -> Neighbourhood:
-        """Notes within ``depth`` hops of ``note_id``, each once at its smallest depth,
-        nearest first then oldest ``created`` first, at most ``limit``; and the links
-        (passing the same filters) between the start note and those notes.
-
-        An unknown start note, ``depth < 1``, ``limit < 1`` or ``relations=[]`` give an
-        empty neighbourhood. Notes not valid at ``valid_at`` are neither returned nor walked through.
-        """
-        if depth < 1 or limit < 1 or (relations is not None and not relations):
+    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+        """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
+        note_id, depth, relations, direction, valid_at, limit = (
+            walk.note_id,
+            walk.depth,
+            walk.relations,
+            walk.direction,
+            walk.valid_at,
+            walk.limit,
+        )
+        if walk.empty:
             return Neighbourhood(notes=[], links=[])
         params: dict[str, Any] = {
             "project": scope.project,
@@ -391,7 +383,7 @@ class SqliteGraphStore:
             ORDER BY l.from_id, l.to_id, l.relation
         """
 
-        def walk(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+        def traverse(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
             note_rows = conn.execute(walk_sql, params).fetchall()
             if not note_rows:
                 return [], []
@@ -400,7 +392,7 @@ class SqliteGraphStore:
             return note_rows, link_rows.fetchall()
 
         # One read transaction: both queries see the same snapshot even while another process writes.
-        note_rows, link_rows = await self._run(lambda conn: _transaction(conn, walk, "BEGIN"))
+        note_rows, link_rows = await self._run(lambda conn: _transaction(conn, traverse, "BEGIN"))
         return Neighbourhood(
             notes=[note_from_row(row) for row in note_rows],
             links=[link_from_row(row) for row in link_rows],

@@ -20,6 +20,7 @@ from hybrid_memory.models.domain import (
     Scope,
     SparseVector,
     VectorHit,
+    Walk,
     utcnow,
 )
 from hybrid_memory.models.lifecycle import (
@@ -81,5 +82,6 @@ __all__ = [
     "ThreadInfo",
     "ThreadList",
     "VectorHit",
+    "Walk",
     "utcnow",
 ]

@@ -211,6 +211,26 @@ class NoteHit(BaseModel):
     score: float
 
 
+class Walk(BaseModel):
+    """A walk through the graph from one note: how far, along which links, which way, valid when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    note_id: str
+    depth: int = 1
+    relations: list[Relation] | None = None
+    """Only these link types are walked; None: all; []: none (an empty walk)."""
+    direction: Direction = Direction.BOTH
+    valid_at: datetime | None = None
+    """Only links and notes valid at this instant are walked and returned."""
+    limit: int = 100
+
+    @property
+    def empty(self) -> bool:
+        """Whether the walk can reach nothing whatever the graph holds."""
+        return self.depth < 1 or self.limit < 1 or (self.relations is not None and not self.relations)
+
+
 class Neighbourhood(BaseModel):
     notes: list[Note]
     links: list[Link]

@@ -17,7 +17,6 @@ from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.models import (
     CleanupResult,
-    Direction,
     ForgetPreview,
     ForgetResult,
     Link,
@@ -33,6 +32,7 @@ from hybrid_memory.models import (
     Scope,
     TaskResult,
     ThreadList,
+    Walk,
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
@@ -165,20 +165,9 @@ class MemoryService:
             scope, from_id=from_id, to_id=to_id, relation=relation, strength=strength
         )
 
-    async def linked_notes(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        depth: int,
-        relations: Sequence[Relation] | None,
-        direction: Direction,
-        limit: int,
-    ) -> Neighbourhood:
-        """The note and its neighbourhood within ``depth`` links."""
-        return await self._notes.linked(
-            scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
-        )
+    async def linked_notes(self, scope: Scope, walk: Walk) -> Neighbourhood:
+        """The start note and its neighbourhood within ``walk.depth`` links."""
+        return await self._notes.linked(scope, walk)
 
     # --- forgetting and the lifecycle -------------------------------------------------------
 

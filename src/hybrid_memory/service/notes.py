@@ -16,7 +16,6 @@ from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
-    Direction,
     Link,
     Memory,
     MemoryFilter,
@@ -28,6 +27,7 @@ from hybrid_memory.models import (
     NoteType,
     Relation,
     Scope,
+    Walk,
     utcnow,
 )
 from hybrid_memory.service import _validate
@@ -250,20 +250,9 @@ class Notes:
                 await self._vectors.set_payload(scope, closed.id, {"valid_to": now})
         return link
 
-    async def linked(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        depth: int,
-        relations: Sequence[Relation] | None,
-        direction: Direction,
-        limit: int,
-    ) -> Neighbourhood:
-        start = await self.get(scope, note_id)
-        found = await self._graph.neighbourhood(
-            scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
-        )
+    async def linked(self, scope: Scope, walk: Walk) -> Neighbourhood:
+        start = await self.get(scope, walk.note_id)
+        found = await self._graph.neighbourhood(scope, walk)
         return Neighbourhood(notes=[start, *found.notes], links=found.links)
 
     async def repair(self, scope: Scope) -> int:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from hybrid_memory.models import Direction, Link, Neighbourhood, NoteResult, NoteType, Relation
+from hybrid_memory.models import Direction, Link, Neighbourhood, NoteResult, NoteType, Relation, Walk
 from hybrid_memory.tools._common import SessionScope
 from hybrid_memory.tools._sampling import NoteWrite
 from hybrid_memory.tools.context import AppCtx, app
@@ -102,6 +102,5 @@ async def get_linked_notes(
     `links` are the links among those notes, so the caller can see how each is related.
     On an entity (a `concept` note whose facts link to it) this returns what is known about it.
     """
-    return await app(ctx).service.linked_notes(
-        scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
-    )
+    walk = Walk(note_id=note_id, depth=depth, relations=relations, direction=direction, limit=limit)
+    return await app(ctx).service.linked_notes(scope, walk)

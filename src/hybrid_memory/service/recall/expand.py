@@ -9,7 +9,7 @@ import anyio
 from hybrid_memory import ranking
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.errors import BackendError
-from hybrid_memory.models import Direction, MemoryKind, Neighbourhood
+from hybrid_memory.models import MemoryKind, Neighbourhood, Walk
 from hybrid_memory.service.recall.channels import skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
@@ -49,15 +49,8 @@ async def add_neighbours(state: RecallState, graph: GraphStore, config: RecallCo
     try:
         with anyio.fail_after(config.timeout_s):
             for seed in seeds:
-                hood = await graph.neighbourhood(
-                    state.scope,
-                    seed,
-                    depth=1,
-                    relations=None,
-                    direction=Direction.BOTH,
-                    valid_at=valid_at,
-                    limit=NEIGHBOURS_PER_SEED,
-                )
+                walk = Walk(note_id=seed, valid_at=valid_at, limit=NEIGHBOURS_PER_SEED)
+                hood = await graph.neighbourhood(state.scope, walk)
                 found.append((seed, hood))
     except (BackendError, TimeoutError) as exc:
         skip(state, "neighbour", exc)
