@@ -220,25 +220,17 @@ class InMemoryGraphStore:
 
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
-        note_id, depth, relations, direction, valid_at, limit = (
-            walk.note_id,
-            walk.depth,
-            walk.relations,
-            walk.direction,
-            walk.valid_at,
-            walk.limit,
-        )
         await self._ready()
         if walk.empty:
             return Neighbourhood(notes=[], links=[])
         walkable = [
             lk
             for lk in self._scope_links(scope)
-            if (relations is None or lk.relation in relations) and _valid_at(lk, valid_at)
+            if (walk.relations is None or lk.relation in walk.relations) and _valid_at(lk, walk.valid_at)
         ]
-        reached = self._walk(scope, note_id, walkable, depth, direction, valid_at)
-        nearest = sorted(reached, key=lambda i: (reached[i], self._data.notes[i].created, i))[:limit]
-        kept = {note_id, *nearest}
+        reached = self._walk(scope, walk.note_id, walkable, walk.depth, walk.direction, walk.valid_at)
+        nearest = sorted(reached, key=lambda i: (reached[i], self._data.notes[i].created, i))[: walk.limit]
+        kept = {walk.note_id, *nearest}
         return Neighbourhood(
             notes=[_copy(self._data.notes[i]) for i in nearest],
             links=[lk.model_copy() for lk in walkable if lk.from_id in kept and lk.to_id in kept],

@@ -294,34 +294,26 @@ class Neo4jGraphStore:
 
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
-        note_id, depth, relations, direction, valid_at, limit = (
-            walk.note_id,
-            walk.depth,
-            walk.relations,
-            walk.direction,
-            walk.valid_at,
-            walk.limit,
-        )
         if walk.empty:
             return Neighbourhood(notes=[], links=[])
         params: dict[str, Any] = {
             "project": scope.project,
             "user": scope.user,
-            "rel_types": None if relations is None else [cypher.REL_TYPES[r] for r in relations],
-            "valid_at": fmt_time_opt(valid_at),
+            "rel_types": None if walk.relations is None else [cypher.REL_TYPES[r] for r in walk.relations],
+            "valid_at": fmt_time_opt(walk.valid_at),
         }
-        expand = _EXPAND[direction]
+        expand = _EXPAND[walk.direction]
 
         # One read transaction for the whole walk: every hop sees the same snapshot.
         @unit_of_work(timeout=self._timeout_s)
         async def traverse(tx: AsyncManagedTransaction) -> tuple[list[Note], list[dict[str, Any]]]:
-            seen = {note_id}
-            frontier = [note_id]
+            seen = {walk.note_id}
+            frontier = [walk.note_id]
             found: list[Note] = []
             # Breadth first: each hop's new notes, oldest first, so cutting at ``limit``
             # keeps the nearest ones, and a note is reached once, at its smallest depth.
-            for _ in range(depth):
-                if not frontier or len(found) >= limit:
+            for _ in range(walk.depth):
+                if not frontier or len(found) >= walk.limit:
                     break
                 result = await tx.run(expand, {**params, "frontier": frontier})
                 reached = [cypher.note_from_map(row["note"]) for row in await result.data()]
@@ -330,10 +322,10 @@ class Neo4jGraphStore:
                 seen.update(n.id for n in new)
                 found.extend(new)
                 frontier = [n.id for n in new]
-            found = found[:limit]
+            found = found[: walk.limit]
             if not found:
                 return [], []
-            ids = [note_id, *(n.id for n in found)]
+            ids = [walk.note_id, *(n.id for n in found)]
             result = await tx.run(cypher.LINKS_AMONG, {**params, "ids": ids})
             return found, await result.data()
 

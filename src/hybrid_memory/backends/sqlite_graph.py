@@ -321,32 +321,24 @@ class SqliteGraphStore:
 
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
-        note_id, depth, relations, direction, valid_at, limit = (
-            walk.note_id,
-            walk.depth,
-            walk.relations,
-            walk.direction,
-            walk.valid_at,
-            walk.limit,
-        )
         if walk.empty:
             return Neighbourhood(notes=[], links=[])
         params: dict[str, Any] = {
             "project": scope.project,
             "user": scope.user,
-            "start": note_id,
-            "depth": depth,
-            "limit": limit,
+            "start": walk.note_id,
+            "depth": walk.depth,
+            "limit": walk.limit,
         }
         link_filter = ""
         note_filter = ""
-        if relations is not None:
+        if walk.relations is not None:
             link_filter += " AND l.relation IN (SELECT value FROM json_each(:relations))"
-            params["relations"] = json.dumps([r.value for r in relations])
-        if valid_at is not None:
+            params["relations"] = json.dumps([r.value for r in walk.relations])
+        if walk.valid_at is not None:
             link_filter += " AND " + VALID_AT.format(a="l")
             note_filter = " AND " + VALID_AT.format(a="n")
-            params["at"] = fmt_time(valid_at)
+            params["at"] = fmt_time(walk.valid_at)
         # One SELECT per step, each an index lookup (the primary key for from_id, links_scope_to
         # for to_id); an OR of both would make SQLite scan every link of the scope instead.
         # CROSS JOIN pins the join order for the same reason. UNION (not UNION ALL) drops
@@ -361,7 +353,7 @@ class SqliteGraphStore:
                 CROSS JOIN notes AS n
                     ON n.project = :project AND n.user = :user AND n.id = l.{reached}{note_filter}
                 WHERE w.depth < :depth"""
-            for matched, reached in _STEPS[direction]
+            for matched, reached in _STEPS[walk.direction]
         )
         walk_sql = f"""
             WITH RECURSIVE walk (id, depth) AS (
@@ -387,7 +379,7 @@ class SqliteGraphStore:
             note_rows = conn.execute(walk_sql, params).fetchall()
             if not note_rows:
                 return [], []
-            ids = [note_id, *(row["id"] for row in note_rows)]
+            ids = [walk.note_id, *(row["id"] for row in note_rows)]
             link_rows = conn.execute(links_sql, {**params, "ids": json.dumps(ids, ensure_ascii=False)})
             return note_rows, link_rows.fetchall()
 
