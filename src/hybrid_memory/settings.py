@@ -128,7 +128,7 @@ class LifecycleSettings(BaseSettings):
 
     ``HYBRID_MEMORY_MAX_ITEMS``, ``_MAX_TOKENS``, ``_TTL_DAYS``, ``_EVICTION_POLICY``,
     ``_SUMMARIZE_ON_EVICT``, ``_RETENTION_DAYS``, ``_SUMMARY_MODEL``, ``_SUMMARY_BASE_URL``,
-    ``_SUMMARY_API_KEY``, ``_SUMMARY_TIMEOUT_S``.
+    ``_SUMMARY_API_KEY``, ``_SUMMARY_TIMEOUT_S``, ``_THREAD_SUMMARY_MIN_MESSAGES``.
     """
 
     model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_", extra="ignore")
@@ -154,6 +154,8 @@ class LifecycleSettings(BaseSettings):
     )
     summary_timeout_s: float = Field(default=30.0, gt=0)
     """The longest a summary request may take; then the extractive summary is used."""
+    thread_summary_min_messages: int = Field(default=8, ge=0)
+    """A thread with this many messages keeps a summary memory, refreshed as it grows; 0: none."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

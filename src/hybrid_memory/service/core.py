@@ -38,6 +38,7 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service.context import ContextBuilder
+from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import Notes
 from hybrid_memory.service.recall import Recaller, RecallOptions
@@ -101,6 +102,9 @@ class MemoryService:
             validate_text=self._text,
         )
         self._context = ContextBuilder(vectors=vectors, embedder=embedder, recall=self._recaller.recall)
+        self.knowledge = Knowledge(
+            settings.lifecycle, vectors=vectors, graph=graph, embedder=embedder, records=self._records
+        )
 
     def _text(self, value: str, what: str) -> str:
         return _validate.text(value, what, self._settings.max_content_chars)
@@ -144,9 +148,11 @@ class MemoryService:
         summarizer: Summarizer | None = None,
     ) -> RememberResult:
         """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
-        return await self._threads.remember(
+        result = await self._threads.remember(
             scope, thread_id, messages, private=private, retention_days=retention_days, summarizer=summarizer
         )
+        await self.knowledge.thread_grew(scope, result)
+        return result
 
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
         return await self._threads.list(scope, limit, offset)

@@ -6,9 +6,9 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from hybrid_memory.tools import forget, lifecycle, notes, recall, threads
+from hybrid_memory.tools import forget, knowledge, lifecycle, notes, recall, threads
 
 
 def register_tools(server: MCPServer[Any]) -> None:
-    for module in (recall, threads, notes, forget, lifecycle):
+    for module in (recall, threads, notes, forget, lifecycle, knowledge):
         module.register(server)

@@ -1,0 +1,135 @@
+"""The knowledge use cases over the stores; MemoryService exposes them as ``service.knowledge``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.errors import NotFoundError
+from hybrid_memory.models import (
+    Link,
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryRecord,
+    Note,
+    NoteFilter,
+    RememberResult,
+    Scope,
+    utcnow,
+)
+from hybrid_memory.models.knowledge import GraphMap, RateResult, Rating, ThreadSummaryResult
+from hybrid_memory.service import _validate
+from hybrid_memory.service.knowledge import feedback, graphmap, thread_summary
+from hybrid_memory.settings import LifecycleSettings
+
+Records = Callable[[Sequence[Memory], list[list[float]] | None], Awaitable[list[MemoryRecord]]]
+
+PAGE = 256
+MAX_GRAPH_NOTES = 5_000
+"""The most notes the map and the picture read; a larger graph is mapped by its newest notes."""
+
+
+class Knowledge:
+    def __init__(
+        self,
+        settings: LifecycleSettings,
+        *,
+        vectors: VectorStore,
+        graph: GraphStore,
+        embedder: Embedder,
+        records: Records,
+    ) -> None:
+        self._vectors = vectors
+        self._graph = graph
+        self._embedder = embedder
+        self._records = records
+        self._settings = settings
+
+    async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
+        return await feedback.rate(self._vectors, self._graph, scope, memory_id, rating, utcnow())
+
+    # --- thread summaries -------------------------------------------------------------
+
+    async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
+        """Every message memory of a thread, in thread order."""
+        flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+        found: list[Memory] = []
+        offset: str | None = None
+        while True:
+            page, offset = await self._vectors.scroll(flt, PAGE, offset)
+            found.extend(page)
+            if offset is None:
+                return thread_summary.in_order(found)
+
+    async def summarize_thread(self, scope: Scope, thread_id: str) -> ThreadSummaryResult:
+        """Write (or rewrite) the thread's summary memory; unchanged text writes nothing."""
+        thread_id = _validate.identifier(thread_id, "thread_id")
+        messages = await self.thread_messages(scope, thread_id)
+        if not messages:
+            raise NotFoundError(
+                f"No thread '{thread_id}' in this project. list_threads returns the remembered threads."
+            )
+        text = thread_summary.extract(messages, thread_id)
+        memory_id = thread_summary.summary_id(scope, thread_id)
+        old = await self._vectors.get(scope, [memory_id])
+        changed = not old or old[0].text != text
+        if changed:
+            memory = Memory(
+                id=memory_id,
+                kind=MemoryKind.SUMMARY,
+                text=text,
+                project=scope.project,
+                user=scope.user,
+                thread_id=thread_id,
+                created_at=messages[-1].created_at,
+                source=thread_summary.SOURCE,
+                private=any(m.private for m in messages),
+                tokens=self._embedder.count_tokens(text),
+            )
+            await self._vectors.upsert(await self._records([memory], None))
+        return ThreadSummaryResult(
+            id=memory_id, thread_id=thread_id, text=text, messages=len(messages), changed=changed
+        )
+
+    async def thread_grew(self, scope: Scope, remembered: RememberResult) -> None:
+        """After remember_thread: refresh the summary of a thread that changed and is long enough."""
+        least = self._settings.thread_summary_min_messages
+        if least <= 0 or not remembered.stored:
+            return
+        flt = MemoryFilter(scope=scope, thread_id=remembered.thread_id, kinds=[MemoryKind.MESSAGE])
+        if await self._vectors.count(flt) >= least:
+            await self.summarize_thread(scope, remembered.thread_id)
+
+    # --- the graph ----------------------------------------------------------------------
+
+    async def graph(self, scope: Scope, *, include_invalid: bool = False) -> tuple[list[Note], list[Link]]:
+        """The project's notes (newest MAX_GRAPH_NOTES, live only unless asked) and the links among them."""
+        flt = NoteFilter(scope=scope, valid_at=None if include_invalid else utcnow())
+        notes: list[Note] = []
+        while len(notes) < MAX_GRAPH_NOTES:
+            page = await self._graph.list_notes(flt, min(PAGE, MAX_GRAPH_NOTES - len(notes)), len(notes))
+            notes.extend(page)
+            if len(page) < PAGE:
+                break
+        ids = {n.id for n in notes}
+        now = utcnow()
+        links: list[Link] = []
+        offset = 0
+        while True:
+            page_links = await self._graph.list_links(scope, PAGE, offset)
+            links.extend(
+                lk
+                for lk in page_links
+                if lk.from_id in ids
+                and lk.to_id in ids
+                and (include_invalid or lk.valid_to is None or lk.valid_to > now)
+            )
+            offset += len(page_links)
+            if len(page_links) < PAGE:
+                return notes, links
+
+    async def map(self, scope: Scope, *, limit: int, max_tokens: int) -> GraphMap:
+        notes, links = await self.graph(scope)
+        return graphmap.fit(graphmap.build_map(notes, links, limit=limit), max_tokens)
