@@ -1,14 +1,86 @@
-"""From conversations to knowledge: feedback, thread summaries, the graph map, distillation, consolidation."""
+"""From conversations to knowledge: feedback, thread summaries, the graph map, distillation, consolidation.
 
-from __future__ import annotations
+No ``from __future__ import annotations``: the sampling resolvers are closures-free functions
+whose ``Annotated[..., Resolve(...)]`` annotations the SDK reads as objects.
+"""
 
+import logging
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import (
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    SamplingMessage,
+    TextContent,
+)
+from mcp_types.version import is_version_at_least
 from pydantic import Field
 
-from hybrid_memory.models.knowledge import GraphMap, RateResult, Rating, ThreadSummaryResult
-from hybrid_memory.tools._common import IDEMPOTENT_WRITE, READ_ONLY, SessionScope, app, tool_errors
+from hybrid_memory.errors import HybridMemoryError
+from hybrid_memory.models.knowledge import (
+    ConsolidationResult,
+    DistillResult,
+    GraphMap,
+    RateResult,
+    Rating,
+    ThreadSummaryResult,
+)
+from hybrid_memory.service.knowledge.distill import DistillRequest
+from hybrid_memory.tools._common import IDEMPOTENT_WRITE, READ_ONLY, WRITE, SessionScope, app, tool_errors
+from hybrid_memory.tools._sampling import INPUT_REQUIRED_VERSION, can_sample
+
+logger = logging.getLogger(__name__)
+
+ThreadId = Annotated[str, Field(description="A remembered thread")]
+
+
+async def _distill_plan(ctx: Context[Any, Any], scope: SessionScope, thread_id: str) -> DistillRequest | None:
+    if not can_sample(ctx):
+        return None
+    try:
+        return await app(ctx).service.knowledge.distill_request(scope, thread_id)
+    except HybridMemoryError:  # the tool body reports it
+        return None
+
+
+async def _distill_ask(
+    ctx: Context[Any, Any], request: Annotated[DistillRequest | None, Resolve(_distill_plan)]
+) -> Sample | CreateMessageResult | None:
+    """The client's model distils the thread: mid-call on older protocols, by InputRequired on newer."""
+    if request is None:
+        return None
+    messages = [SamplingMessage(role="user", content=TextContent(type="text", text=request.user))]
+    version = ctx.protocol_version
+    if version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION):
+        return Sample(messages, max_tokens=request.max_tokens, system_prompt=request.system, temperature=0.0)
+    if not ctx.session.can_send_request:
+        return None
+    params = CreateMessageRequestParams(
+        messages=messages, max_tokens=request.max_tokens, system_prompt=request.system, temperature=0.0
+    )
+    try:
+        result: CreateMessageResult = await ctx.session.send_request(
+            CreateMessageRequest(params=params),
+            CreateMessageResult,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except MCPError as exc:
+        logger.warning("the client did not sample a distillation (%s); trying the configured model", exc)
+        return None
+    return result
+
+
+def _sampled_text(sampled: Annotated[CreateMessageResult | None, Resolve(_distill_ask)]) -> str | None:
+    if sampled is None or not isinstance(sampled.content, TextContent):
+        return None
+    return sampled.content.text
+
+
+Sampled = Annotated[str | None, Resolve(_sampled_text)]
 
 
 def register(server: MCPServer[Any]) -> None:
@@ -26,7 +98,7 @@ def register(server: MCPServer[Any]) -> None:
     @server.tool(annotations=IDEMPOTENT_WRITE)
     @tool_errors
     async def summarize_thread(
-        thread_id: Annotated[str, Field(description="A remembered thread")],
+        thread_id: ThreadId,
         ctx: Context[Any, Any],
         scope: SessionScope,
     ) -> ThreadSummaryResult:
@@ -43,3 +115,32 @@ def register(server: MCPServer[Any]) -> None:
     ) -> GraphMap:
         """Orient in the knowledge graph: hubs (most linked notes), clusters with labels, orphans."""
         return await app(ctx).service.knowledge.map(scope, limit=limit, max_tokens=max_tokens)
+
+    @server.tool(annotations=WRITE)
+    @tool_errors
+    async def distill_thread(
+        thread_id: ThreadId, ctx: Context[Any, Any], scope: SessionScope, sampled: Sampled
+    ) -> DistillResult:
+        """Turn a thread into linked notes (facts, preferences, decisions, entities) citing their messages.
+
+        Needs the client's sampling or a configured model; otherwise use the distill_thread prompt.
+        Running it again adds nothing; a changed fact supersedes the old note.
+        """
+        service = app(ctx).service
+        return await service.knowledge.distill(scope, service, thread_id, sampled)
+
+    @server.tool(annotations=WRITE)
+    @tool_errors
+    async def consolidate_notes(
+        ctx: Context[Any, Any],
+        scope: SessionScope,
+        apply: Annotated[bool, Field(description="false: only return the plan")] = False,
+    ) -> ConsolidationResult:
+        """Merge near-duplicate notes and supersede notes a newer one changes; a dry run by default."""
+        service = app(ctx).service
+        return await service.knowledge.consolidate(scope, service, apply=apply)
+
+    @server.prompt(name="distill_thread", title="Distill a thread into notes")
+    async def distill_thread_prompt(thread_id: str, ctx: Context[Any, Any]) -> str:
+        """Hand the agent a thread's messages and ask it to store them as linked, cited notes."""
+        return await app(ctx).service.knowledge.distill_prompt(app(ctx).scope, thread_id)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from hybrid_memory.models import Memory
 from hybrid_memory.models.knowledge import Distillation, DistilledLink, DistilledNote
 from hybrid_memory.service.knowledge._text import cut
+from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +30,7 @@ SOURCE_TAG = "src:"
 MAX_LINE_CHARS = 1_000
 MAX_TRANSCRIPT_CHARS = 40_000
 MAX_NOTES = 60
+MAX_ANSWER_TOKENS = 4_000
 
 DISTILL_SYSTEM = """\
 You turn a conversation into durable notes for an assistant's long-term memory. Extract:
@@ -114,3 +118,42 @@ def parse(text: str, known_sources: set[str]) -> Distillation:
         if lk.from_key in keys and lk.to_key in keys and lk.from_key != lk.to_key
     ]
     return Distillation(notes=notes, links=links)
+
+
+@dataclass(frozen=True)
+class DistillRequest:
+    """What to ask a model: the same question for the client's model and a configured one."""
+
+    system: str
+    user: str
+    max_tokens: int = MAX_ANSWER_TOKENS
+
+
+def request(thread_id: str, messages: Sequence[Memory]) -> DistillRequest:
+    return DistillRequest(system=DISTILL_SYSTEM, user=f"Thread {thread_id}:\n{transcript(messages)}")
+
+
+async def ask_model(settings: LifecycleSettings, question: DistillRequest) -> str | None:
+    """The configured OpenAI-compatible model's answer; None without one."""
+    if settings.summary_model is None:
+        return None
+    import openai  # only when a model is configured
+
+    key = settings.summary_api_key
+    async with openai.AsyncOpenAI(
+        api_key=key.get_secret_value() if key is not None else "no-key",
+        base_url=settings.summary_base_url,
+        timeout=settings.summary_timeout_s,
+        max_retries=0,
+    ) as client:
+        with anyio.fail_after(settings.summary_timeout_s):
+            response = await client.chat.completions.create(
+                model=settings.summary_model,
+                messages=[
+                    {"role": "system", "content": question.system},
+                    {"role": "user", "content": question.user},
+                ],
+                max_tokens=question.max_tokens,
+                temperature=0.0,
+            )
+    return response.choices[0].message.content if response.choices else None

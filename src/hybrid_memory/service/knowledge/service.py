@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.errors import NotFoundError
+from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
     Link,
     Memory,
@@ -19,9 +19,17 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.models.knowledge import GraphMap, RateResult, Rating, ThreadSummaryResult
+from hybrid_memory.models.knowledge import (
+    ConsolidationResult,
+    DistillResult,
+    GraphMap,
+    RateResult,
+    Rating,
+    ThreadSummaryResult,
+)
 from hybrid_memory.service import _validate
-from hybrid_memory.service.knowledge import feedback, graphmap, thread_summary
+from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
+from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
 from hybrid_memory.settings import LifecycleSettings
 
 Records = Callable[[Sequence[Memory], list[list[float]] | None], Awaitable[list[MemoryRecord]]]
@@ -46,6 +54,7 @@ class Knowledge:
         self._embedder = embedder
         self._records = records
         self._settings = settings
+        self._curator = Curator(vectors=vectors, graph=graph)
 
     async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
         return await feedback.rate(self._vectors, self._graph, scope, memory_id, rating, utcnow())
@@ -63,14 +72,18 @@ class Knowledge:
             if offset is None:
                 return thread_summary.in_order(found)
 
-    async def summarize_thread(self, scope: Scope, thread_id: str) -> ThreadSummaryResult:
-        """Write (or rewrite) the thread's summary memory; unchanged text writes nothing."""
-        thread_id = _validate.identifier(thread_id, "thread_id")
-        messages = await self.thread_messages(scope, thread_id)
+    async def _thread(self, scope: Scope, thread_id: str) -> list[Memory]:
+        messages = await self.thread_messages(scope, _validate.identifier(thread_id, "thread_id"))
         if not messages:
             raise NotFoundError(
                 f"No thread '{thread_id}' in this project. list_threads returns the remembered threads."
             )
+        return messages
+
+    async def summarize_thread(self, scope: Scope, thread_id: str) -> ThreadSummaryResult:
+        """Write (or rewrite) the thread's summary memory; unchanged text writes nothing."""
+        thread_id = _validate.identifier(thread_id, "thread_id")
+        messages = await self._thread(scope, thread_id)
         text = thread_summary.extract(messages, thread_id)
         memory_id = thread_summary.summary_id(scope, thread_id)
         old = await self._vectors.get(scope, [memory_id])
@@ -133,3 +146,35 @@ class Knowledge:
     async def map(self, scope: Scope, *, limit: int, max_tokens: int) -> GraphMap:
         notes, links = await self.graph(scope)
         return graphmap.fit(graphmap.build_map(notes, links, limit=limit), max_tokens)
+
+    # --- distillation and consolidation -------------------------------------------------
+
+    async def distill_prompt(self, scope: Scope, thread_id: str) -> str:
+        """Instructions and the thread for an agent that stores the notes itself."""
+        return distill.prompt_text(thread_id, await self._thread(scope, thread_id))
+
+    async def distill_request(self, scope: Scope, thread_id: str) -> distill.DistillRequest:
+        return distill.request(thread_id, await self._thread(scope, thread_id))
+
+    async def distill(
+        self, scope: Scope, writer: NoteWriter, thread_id: str, sampled: str | None
+    ) -> DistillResult:
+        """Notes from the client's answer ``sampled``, else from the configured model."""
+        messages = await self._thread(scope, thread_id)
+        answer, source = sampled, "sampling"
+        if answer is None:
+            answer, source = (
+                await distill.ask_model(self._settings, distill.request(thread_id, messages)),
+                "model",
+            )
+        if answer is None:
+            raise InvalidInputError(
+                "No model to distill with: the client cannot sample and HYBRID_MEMORY_SUMMARY_MODEL is "
+                "unset. Use the distill_thread prompt and store the notes with create_note yourself."
+            )
+        distilled = distill.parse(answer, {m.id for m in messages})
+        return await self._curator.apply_distillation(scope, writer, thread_id, distilled, source)
+
+    async def consolidate(self, scope: Scope, writer: NoteWriter, *, apply: bool) -> ConsolidationResult:
+        notes, _ = await self.graph(scope)
+        return await self._curator.consolidate(scope, writer, notes, apply=apply)
