@@ -1,23 +1,18 @@
 """From conversations to knowledge: feedback, thread summaries, the graph map, distillation, consolidation.
 
-No ``from __future__ import annotations``: the sampling resolvers are closures-free functions
-whose ``Annotated[..., Resolve(...)]`` annotations the SDK reads as objects.
+No ``from __future__ import annotations``: the SDK reads the sampling resolvers'
+``Annotated[..., Resolve(...)]`` annotations as objects.
 """
 
-import logging
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import ServerMessageMetadata
 from mcp_types import (
-    CreateMessageRequest,
     CreateMessageRequestParams,
     CreateMessageResult,
     SamplingMessage,
     TextContent,
 )
-from mcp_types.version import is_version_at_least
 from pydantic import Field
 
 from hybrid_memory.errors import HybridMemoryError
@@ -31,9 +26,7 @@ from hybrid_memory.models.knowledge import (
 )
 from hybrid_memory.service.knowledge.distill import DistillRequest
 from hybrid_memory.tools._common import IDEMPOTENT_WRITE, READ_ONLY, WRITE, SessionScope, app, tool_errors
-from hybrid_memory.tools._sampling import INPUT_REQUIRED_VERSION, can_sample
-
-logger = logging.getLogger(__name__)
+from hybrid_memory.tools._sampling import can_sample, sample
 
 ThreadId = Annotated[str, Field(description="A remembered thread")]
 
@@ -54,24 +47,10 @@ async def _distill_ask(
     if request is None:
         return None
     messages = [SamplingMessage(role="user", content=TextContent(type="text", text=request.user))]
-    version = ctx.protocol_version
-    if version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION):
-        return Sample(messages, max_tokens=request.max_tokens, system_prompt=request.system, temperature=0.0)
-    if not ctx.session.can_send_request:
-        return None
     params = CreateMessageRequestParams(
         messages=messages, max_tokens=request.max_tokens, system_prompt=request.system, temperature=0.0
     )
-    try:
-        result: CreateMessageResult = await ctx.session.send_request(
-            CreateMessageRequest(params=params),
-            CreateMessageResult,
-            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-        )
-    except MCPError as exc:
-        logger.warning("the client did not sample a distillation (%s); trying the configured model", exc)
-        return None
-    return result
+    return await sample(ctx, params, "a distillation")
 
 
 def _sampled_text(sampled: Annotated[CreateMessageResult | None, Resolve(_distill_ask)]) -> str | None:
