@@ -1,13 +1,14 @@
 """The shape of the note graph, as pure functions: degrees, communities, hubs, orphans.
 
 Communities come from label propagation over the undirected links (each note takes the
-label most of its neighbours carry, ties to the smallest, until nothing changes), which
-splits a loosely joined component where connected components would not.
+label most of its neighbours carry until nothing changes), which splits a loosely joined
+component where connected components would not.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
@@ -16,6 +17,7 @@ from hybrid_memory.models.knowledge import Cluster, GraphMap, NoteBrief
 from hybrid_memory.service.knowledge._text import cut, top_terms
 
 MAX_ROUNDS = 50
+SEED = 14
 CONTENT_CHARS = 120
 CLUSTER_MEMBERS = 10
 
@@ -32,22 +34,27 @@ def adjacency(notes: Sequence[Note], links: Sequence[Link]) -> dict[str, set[str
 
 
 def communities(graph: dict[str, set[str]]) -> dict[str, str]:
-    """A community label per note (a member's id); deterministic."""
+    """A community label per note (a member's id); the same graph always gets the same labels.
+
+    Nodes are visited in a shuffled order and ties broken at random, as label propagation
+    needs to keep one label from flooding across a bridge, from a fixed seed.
+    """
+    rng = random.Random(SEED)
     label = {node: node for node in graph}
     order = sorted(graph)
     for _ in range(MAX_ROUNDS):
+        rng.shuffle(order)
         changed = False
         for node in order:
             if not graph[node]:
                 continue
-            counts = Counter(label[n] for n in graph[node])
+            counts = Counter(label[n] for n in sorted(graph[node]))
             best = max(counts.values())
             tied = sorted(lbl for lbl, c in counts.items() if c == best)
-            # Keeping its own label on a tie is what lets the rounds settle.
-            choice = label[node] if label[node] in tied else tied[0]
-            if choice != label[node]:
-                label[node] = choice
-                changed = True
+            if label[node] in tied:
+                continue
+            label[node] = rng.choice(tied)
+            changed = True
         if not changed:
             break
     return label
