@@ -44,7 +44,7 @@ def values(text: str) -> set[str]:
 
 def subject(text: str) -> str | None:
     """The capitalised word a text opens with ("Alice lives in Porto": alice); None for a generic one."""
-    tokens = _TOKEN.findall(text)
+    tokens: list[str] = _TOKEN.findall(text)
     if not tokens or not tokens[0][:1].isupper() or tokens[0].lower() in STOPWORDS:
         return None
     return tokens[0].lower()
