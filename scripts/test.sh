@@ -16,6 +16,11 @@ if [ -f tools/cypher-lint/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/cypher-lint
 fi
 
+# Headless Chromium for the graph picture test (skipped without one); Debian's package, only as root.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  apt-get install -y -qq chromium >/dev/null || echo "chromium not installed: the browser test will skip" >&2
+fi
+
 # The offline embedding model: shared/ beside the checkout unless configured.
 if [ -z "${HYBRID_MEMORY_EMBEDDING_MODEL_PATH:-}" ] && [ -d ../shared/models/all-MiniLM-L6-v2-onnx ]; then
   export HYBRID_MEMORY_EMBEDDING_MODEL_PATH

@@ -143,6 +143,13 @@ class Knowledge:
             if len(page_links) < PAGE:
                 return notes, links
 
+    async def texts(self, scope: Scope, ids: Sequence[str]) -> dict[str, str]:
+        """The text of each memory among ``ids`` (a note's cited messages)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), PAGE):
+            found.update((m.id, m.text) for m in await self._vectors.get(scope, ids[start : start + PAGE]))
+        return found
+
     async def map(self, scope: Scope, *, limit: int, max_tokens: int) -> GraphMap:
         notes, links = await self.graph(scope)
         return graphmap.fit(graphmap.build_map(notes, links, limit=limit), max_tokens)
