@@ -102,9 +102,7 @@ class MemoryService:
             validate_text=self._text,
         )
         self._context = ContextBuilder(vectors=vectors, embedder=embedder, recall=self._recaller.recall)
-        self.knowledge = Knowledge(
-            settings.lifecycle, vectors=vectors, graph=graph, embedder=embedder, records=self._records
-        )
+        self.knowledge = Knowledge(settings.lifecycle, vectors, graph, embedder, self._records)
 
     def _text(self, value: str, what: str) -> str:
         return _validate.text(value, what, self._settings.max_content_chars)

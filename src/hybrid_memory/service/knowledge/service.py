@@ -43,7 +43,6 @@ class Knowledge:
     def __init__(
         self,
         settings: LifecycleSettings,
-        *,
         vectors: VectorStore,
         graph: GraphStore,
         embedder: Embedder,
