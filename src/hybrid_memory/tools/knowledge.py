@@ -81,7 +81,7 @@ def register(server: MCPServer[Any]) -> None:
         ctx: Context[Any, Any],
         scope: SessionScope,
     ) -> ThreadSummaryResult:
-        """Write or refresh a thread's summary memory (recall finds it); long threads get one anyway."""
+        """Write or refresh a thread's summary memory, which recall finds with the thread's messages."""
         return await app(ctx).service.knowledge.summarize_thread(scope, thread_id)
 
     @server.tool(annotations=READ_ONLY)
