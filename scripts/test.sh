@@ -16,6 +16,11 @@ if [ -f tools/cypher-lint/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/cypher-lint
 fi
 
+# Headless Chromium for the graph picture test (skipped without one); Debian's package, only as root.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  apt-get install -y -qq chromium >/dev/null || echo "chromium not installed: the browser test will skip" >&2
+fi
+
 # The suite runs on the packaged int8 model unless HYBRID_MEMORY_EMBEDDING_MODEL_PATH names
 # another; the fp32 tests in tests/embeddings find ../shared/models/all-MiniLM-L6-v2-onnx
 # by themselves (HYBRID_MEMORY_TEST_FP32_MODEL_PATH elsewhere) and skip without it.

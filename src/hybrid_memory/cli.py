@@ -53,7 +53,34 @@ def _parser() -> argparse.ArgumentParser:
     _add_cleanup_parser(sub)
     _add_stats_parser(sub)
     _add_transfer_parsers(sub)
+    _add_graph_parser(sub)
     return parser
+
+
+def _add_graph_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    graph = sub.add_parser("graph", help="draw the project's note graph")
+    graph.add_argument("--html", type=Path, required=True, help="write one self-contained offline HTML page")
+    graph.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    graph.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
+
+
+def _graph(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.server.app import open_app
+    from hybrid_memory.transfer import picture
+
+    async def run() -> tuple[str, int]:
+        async with open_app(settings) as app:
+            notes, links = await app.service.knowledge.graph(app.scope)
+            sources = await app.service.knowledge.texts(app.scope, picture.source_ids(notes))
+            title = f"hybrid-memory: {app.scope.project}"
+            return picture.render(title, picture.page_data(notes, links, sources)), len(notes)
+
+    page, count = anyio.run(run)
+    args.html.write_text(page, encoding="utf-8")
+    print(f"wrote {args.html} ({count} notes)", file=sys.stderr)
+    return 0
 
 
 def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -295,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cleanup(args, settings)
         elif args.command == "stats":
             return _stats(settings)
+        elif args.command == "graph":
+            return _graph(args, settings)
     except KeyboardInterrupt:
         return INTERRUPTED
     except Exception as exc:  # every failure ends as one line and a code by cause (exits.py)

@@ -140,7 +140,7 @@ class LifecycleSettings(BaseSettings):
 
     ``HYBRID_MEMORY_MAX_ITEMS``, ``_MAX_TOKENS``, ``_TTL_DAYS``, ``_EVICTION_POLICY``,
     ``_SUMMARIZE_ON_EVICT``, ``_RETENTION_DAYS``, ``_SUMMARY_MODEL``, ``_SUMMARY_BASE_URL``,
-    ``_SUMMARY_API_KEY``, ``_SUMMARY_TIMEOUT_S``.
+    ``_SUMMARY_API_KEY``, ``_SUMMARY_TIMEOUT_S``, ``_THREAD_SUMMARY_MIN_MESSAGES``.
     """
 
     model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_", extra="ignore")
@@ -166,6 +166,11 @@ class LifecycleSettings(BaseSettings):
     )
     summary_timeout_s: float = Field(default=30.0, gt=0)
     """The longest a summary request may take; then the extractive summary is used."""
+    thread_summary_min_messages: int = Field(default=0, ge=0)
+    """A thread with this many messages keeps a summary memory, refreshed as it grows; 0: only on request.
+
+    Off by default: on LoCoMo's first two conversations multi-hop R@10 went 0.378 -> 0.350 with
+    summaries at 8, as a summary takes a top-10 slot the turn-level metric cannot credit."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

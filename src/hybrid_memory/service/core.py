@@ -39,6 +39,7 @@ from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadD
 from hybrid_memory.service.context import ContextBuilder
 from hybrid_memory.service.forgetting import forget
 from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes
 from hybrid_memory.service.recall import Recaller, RecallOptions
@@ -99,6 +100,7 @@ class MemoryService:
             max_content_chars=settings.max_content_chars,
         )
         self._context = ContextBuilder(vectors=vectors, embedder=embedder, recall=self._recaller.recall)
+        self.knowledge = Knowledge(settings.lifecycle, vectors, graph, embedder, self._indexer)
 
     def _text(self, value: str, what: str) -> str:
         return _validate.text(value, what, self._settings.max_content_chars)
@@ -118,7 +120,9 @@ class MemoryService:
     ) -> RememberResult:
         """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
         plan = self._threads.prepare(scope, thread) if isinstance(thread, ThreadDraft) else thread
-        return await self._threads.remember(scope, plan, summarizer)
+        result = await self._threads.remember(scope, plan, summarizer)
+        await self.knowledge.thread_grew(scope, result)
+        return result
 
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
         return await self._threads.list(scope, limit, offset)

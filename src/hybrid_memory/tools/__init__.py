@@ -15,7 +15,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 
-from hybrid_memory.tools import forget, lifecycle, notes, recall, threads
+from hybrid_memory.tools import forget, knowledge, lifecycle, notes, recall, threads
 from hybrid_memory.tools._common import tool_errors
 from hybrid_memory.tools.context import AppContext, AppCtx
 
@@ -55,6 +55,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(lifecycle.forget_preview, READ_ONLY),
     ToolSpec(lifecycle.cleanup_memory, DESTRUCTIVE),
     ToolSpec(lifecycle.memory_stats, READ_ONLY),
+    ToolSpec(knowledge.rate_memory, IDEMPOTENT_WRITE),
+    ToolSpec(knowledge.summarize_thread, IDEMPOTENT_WRITE),
+    ToolSpec(knowledge.map_notes, READ_ONLY),
+    ToolSpec(knowledge.distill_thread, WRITE),
+    ToolSpec(knowledge.consolidate_notes, WRITE),
 )
 
 
@@ -62,6 +67,7 @@ def register_tools(server: MCPServer[Any]) -> None:
     """Register every tool of :data:`TOOLS`, each behind the one error mapping."""
     for spec in TOOLS:
         server.add_tool(tool_errors(spec.fn), annotations=spec.annotations)
+    knowledge.register_prompts(server)
 
 
 __all__ = ["TOOLS", "AppContext", "AppCtx", "ToolSpec", "register_tools"]

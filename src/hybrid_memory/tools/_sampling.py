@@ -78,35 +78,39 @@ def _params(request: SummaryRequest) -> CreateMessageRequestParams:
     )
 
 
+async def sample(
+    ctx: AppCtx, params: CreateMessageRequestParams, what: str
+) -> Sample | CreateMessageResult | None:
+    """Ask the client's model: by ``Sample`` on new protocols, mid-call on older ones (None when it fails)."""
+    version = ctx.protocol_version
+    if version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION):
+        return Sample(
+            params.messages,
+            max_tokens=params.max_tokens,
+            system_prompt=params.system_prompt,
+            temperature=params.temperature,
+        )
+    if not ctx.session.can_send_request:
+        return None
+    try:
+        result: CreateMessageResult = await ctx.session.send_request(
+            CreateMessageRequest(params=params),
+            CreateMessageResult,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except MCPError as exc:
+        logger.warning("the client did not sample %s (%s); using the fallback", what, exc)
+        return None
+    return result
+
+
 def summary_resolver(plan: Plan) -> Resolve:
     """The ``Resolve`` of a tool's ``summary`` parameter, given the tool's dry run ``plan``."""
 
     async def ask(
         ctx: AppCtx, request: Annotated[SummaryRequest | None, Resolve(plan)]
     ) -> Sample | CreateMessageResult | None:
-        if request is None:
-            return None
-        params = _params(request)
-        version = ctx.protocol_version
-        if version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION):
-            return Sample(
-                params.messages,
-                max_tokens=params.max_tokens,
-                system_prompt=params.system_prompt,
-                temperature=params.temperature,
-            )
-        if not ctx.session.can_send_request:
-            return None
-        try:
-            result: CreateMessageResult = await ctx.session.send_request(
-                CreateMessageRequest(params=params),
-                CreateMessageResult,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-            )
-        except MCPError as exc:
-            logger.warning("the client did not sample an eviction summary (%s); using the fallback", exc)
-            return None
-        return result
+        return None if request is None else await sample(ctx, _params(request), "an eviction summary")
 
     async def summarizer(
         request: Annotated[SummaryRequest | None, Resolve(plan)],

@@ -1,0 +1,1 @@
+"""From conversations to knowledge: feedback, thread summaries, the graph map, distillation, consolidation."""

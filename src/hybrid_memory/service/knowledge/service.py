@@ -1,0 +1,184 @@
+"""The knowledge use cases over the stores; MemoryService exposes them as ``service.knowledge``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.errors import InvalidInputError, NotFoundError
+from hybrid_memory.models import (
+    Link,
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    Note,
+    NoteFilter,
+    RememberResult,
+    Scope,
+    utcnow,
+)
+from hybrid_memory.models.knowledge import (
+    ConsolidationResult,
+    DistillResult,
+    GraphMap,
+    RateResult,
+    Rating,
+    ThreadSummaryResult,
+)
+from hybrid_memory.service import _validate
+from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
+from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
+from hybrid_memory.settings import LifecycleSettings
+
+PAGE = 256
+MAX_GRAPH_NOTES = 5_000
+"""The most notes the map and the picture read; a larger graph is mapped by its newest notes."""
+
+
+class Knowledge:
+    def __init__(
+        self,
+        settings: LifecycleSettings,
+        vectors: VectorStore,
+        graph: GraphStore,
+        embedder: Embedder,
+        indexer: Indexer,
+    ) -> None:
+        self._vectors = vectors
+        self._graph = graph
+        self._embedder = embedder
+        self._indexer = indexer
+        self._settings = settings
+        self._curator = Curator(vectors=vectors, graph=graph)
+
+    async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
+        return await feedback.rate(self._vectors, self._graph, scope, memory_id, rating, utcnow())
+
+    # --- thread summaries -------------------------------------------------------------
+
+    async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
+        """Every message memory of a thread, in thread order."""
+        flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+        found: list[Memory] = []
+        offset: str | None = None
+        while True:
+            page, offset = await self._vectors.scroll(flt, PAGE, offset)
+            found.extend(page)
+            if offset is None:
+                return thread_summary.in_order(found)
+
+    async def _thread(self, scope: Scope, thread_id: str) -> list[Memory]:
+        messages = await self.thread_messages(scope, _validate.identifier(thread_id, "thread_id"))
+        if not messages:
+            raise NotFoundError(
+                f"No thread '{thread_id}' in this project. list_threads returns the remembered threads."
+            )
+        return messages
+
+    async def summarize_thread(self, scope: Scope, thread_id: str) -> ThreadSummaryResult:
+        """Write (or rewrite) the thread's summary memory; unchanged text writes nothing."""
+        thread_id = _validate.identifier(thread_id, "thread_id")
+        messages = await self._thread(scope, thread_id)
+        text = thread_summary.extract(messages, thread_id)
+        memory_id = thread_summary.summary_id(scope, thread_id)
+        old = await self._vectors.get(scope, [memory_id])
+        changed = not old or old[0].text != text
+        if changed:
+            memory = Memory(
+                id=memory_id,
+                kind=MemoryKind.SUMMARY,
+                text=text,
+                project=scope.project,
+                user=scope.user,
+                thread_id=thread_id,
+                created_at=messages[-1].created_at,
+                source=thread_summary.SOURCE,
+                private=any(m.private for m in messages),
+                tokens=self._embedder.count_tokens(text),
+            )
+            await self._indexer.store([memory])
+        return ThreadSummaryResult(
+            id=memory_id, thread_id=thread_id, text=text, messages=len(messages), changed=changed
+        )
+
+    async def thread_grew(self, scope: Scope, remembered: RememberResult) -> None:
+        """After remember_thread: refresh the summary of a thread that changed and is long enough."""
+        least = self._settings.thread_summary_min_messages
+        if least <= 0 or not remembered.stored:
+            return
+        flt = MemoryFilter(scope=scope, thread_id=remembered.thread_id, kinds=[MemoryKind.MESSAGE])
+        if await self._vectors.count(flt) >= least:
+            await self.summarize_thread(scope, remembered.thread_id)
+
+    # --- the graph ----------------------------------------------------------------------
+
+    async def graph(self, scope: Scope, *, include_invalid: bool = False) -> tuple[list[Note], list[Link]]:
+        """The project's notes (newest MAX_GRAPH_NOTES, live only unless asked) and the links among them."""
+        flt = NoteFilter(scope=scope, valid_at=None if include_invalid else utcnow())
+        notes: list[Note] = []
+        while len(notes) < MAX_GRAPH_NOTES:
+            page = await self._graph.list_notes(flt, min(PAGE, MAX_GRAPH_NOTES - len(notes)), len(notes))
+            notes.extend(page)
+            if len(page) < PAGE:
+                break
+        ids = {n.id for n in notes}
+        now = utcnow()
+        links: list[Link] = []
+        offset = 0
+        while True:
+            page_links = await self._graph.list_links(scope, PAGE, offset)
+            links.extend(
+                lk
+                for lk in page_links
+                if lk.from_id in ids
+                and lk.to_id in ids
+                and (include_invalid or lk.valid_to is None or lk.valid_to > now)
+            )
+            offset += len(page_links)
+            if len(page_links) < PAGE:
+                return notes, links
+
+    async def texts(self, scope: Scope, ids: Sequence[str]) -> dict[str, str]:
+        """The text of each memory among ``ids`` (a note's cited messages)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), PAGE):
+            found.update((m.id, m.text) for m in await self._vectors.get(scope, ids[start : start + PAGE]))
+        return found
+
+    async def map(self, scope: Scope, *, limit: int, max_tokens: int) -> GraphMap:
+        notes, links = await self.graph(scope)
+        return graphmap.fit(graphmap.build_map(notes, links, limit=limit), max_tokens)
+
+    # --- distillation and consolidation -------------------------------------------------
+
+    async def distill_prompt(self, scope: Scope, thread_id: str) -> str:
+        """Instructions and the thread for an agent that stores the notes itself."""
+        return distill.prompt_text(thread_id, await self._thread(scope, thread_id))
+
+    async def distill_request(self, scope: Scope, thread_id: str) -> distill.DistillRequest:
+        return distill.request(thread_id, await self._thread(scope, thread_id))
+
+    async def distill(
+        self, scope: Scope, writer: NoteWriter, thread_id: str, sampled: str | None
+    ) -> DistillResult:
+        """Notes from the client's answer ``sampled``, else from the configured model."""
+        messages = await self._thread(scope, thread_id)
+        answer, source = sampled, "sampling"
+        if answer is None:
+            answer, source = (
+                await distill.ask_model(self._settings, distill.request(thread_id, messages)),
+                "model",
+            )
+        if answer is None:
+            raise InvalidInputError(
+                "No model to distill with: the client cannot sample and HYBRID_MEMORY_SUMMARY_MODEL is "
+                "unset. Use the distill_thread prompt and store the notes with create_note yourself."
+            )
+        distilled = distill.parse(answer, {m.id for m in messages})
+        return await self._curator.apply_distillation(scope, writer, thread_id, distilled, source)
+
+    async def consolidate(self, scope: Scope, writer: NoteWriter, *, apply: bool) -> ConsolidationResult:
+        notes, _ = await self.graph(scope)
+        return await self._curator.consolidate(scope, writer, notes, apply=apply)

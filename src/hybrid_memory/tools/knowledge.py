@@ -1,0 +1,124 @@
+"""From conversations to knowledge: feedback, thread summaries, the graph map, distillation, consolidation.
+
+No ``from __future__ import annotations``: the SDK reads the sampling resolvers'
+``Annotated[..., Resolve(...)]`` annotations as objects.
+"""
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer, Resolve, Sample
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    SamplingMessage,
+    TextContent,
+)
+from pydantic import Field
+
+from hybrid_memory.errors import HybridMemoryError
+from hybrid_memory.models.knowledge import (
+    ConsolidationResult,
+    DistillResult,
+    GraphMap,
+    RateResult,
+    Rating,
+    ThreadSummaryResult,
+)
+from hybrid_memory.service.knowledge.distill import DistillRequest
+from hybrid_memory.tools._common import SessionScope
+from hybrid_memory.tools._sampling import can_sample, sample
+from hybrid_memory.tools.context import AppCtx, app
+
+ThreadId = Annotated[str, Field(description="A remembered thread")]
+
+
+async def _distill_plan(ctx: AppCtx, scope: SessionScope, thread_id: str) -> DistillRequest | None:
+    if not can_sample(ctx):
+        return None
+    try:
+        return await app(ctx).service.knowledge.distill_request(scope, thread_id)
+    except HybridMemoryError:  # the tool body reports it
+        return None
+
+
+async def _distill_ask(
+    ctx: AppCtx, request: Annotated[DistillRequest | None, Resolve(_distill_plan)]
+) -> Sample | CreateMessageResult | None:
+    """The client's model distils the thread: mid-call on older protocols, by InputRequired on newer."""
+    if request is None:
+        return None
+    messages = [SamplingMessage(role="user", content=TextContent(type="text", text=request.user))]
+    params = CreateMessageRequestParams(
+        messages=messages, max_tokens=request.max_tokens, system_prompt=request.system, temperature=0.0
+    )
+    return await sample(ctx, params, "a distillation")
+
+
+def _sampled_text(sampled: Annotated[CreateMessageResult | None, Resolve(_distill_ask)]) -> str | None:
+    if sampled is None or not isinstance(sampled.content, TextContent):
+        return None
+    return sampled.content.text
+
+
+Sampled = Annotated[str | None, Resolve(_sampled_text)]
+
+
+async def rate_memory(
+    memory_id: Annotated[str, Field(description="A memory or note id from recall_memory")],
+    rating: Annotated[Rating, Field(description="useful, wrong or outdated")],
+    ctx: AppCtx,
+    scope: SessionScope,
+) -> RateResult:
+    """Feedback on a recalled memory: useful ranks it higher; wrong and outdated hide it from recall."""
+    return await app(ctx).service.knowledge.rate(scope, memory_id, rating)
+
+
+async def summarize_thread(
+    thread_id: ThreadId,
+    ctx: AppCtx,
+    scope: SessionScope,
+) -> ThreadSummaryResult:
+    """Write or refresh a thread's summary memory, which recall finds with the thread's messages."""
+    return await app(ctx).service.knowledge.summarize_thread(scope, thread_id)
+
+
+async def map_notes(
+    ctx: AppCtx,
+    scope: SessionScope,
+    limit: Annotated[int, Field(ge=1, le=50, description="At most this many of each list")] = 10,
+    max_tokens: Annotated[int, Field(ge=200, le=20_000, description="Answer size cap")] = 2_000,
+) -> GraphMap:
+    """Orient in the knowledge graph: hubs (most linked notes), clusters with labels, orphans."""
+    return await app(ctx).service.knowledge.map(scope, limit=limit, max_tokens=max_tokens)
+
+
+async def distill_thread(
+    thread_id: ThreadId, ctx: AppCtx, scope: SessionScope, sampled: Sampled
+) -> DistillResult:
+    """Turn a thread into linked notes (facts, preferences, decisions, entities) citing their messages.
+
+    Needs the client's sampling or a configured model; otherwise use the distill_thread prompt.
+    Running it again adds nothing; a changed fact supersedes the old note.
+    """
+    service = app(ctx).service
+    return await service.knowledge.distill(scope, service, thread_id, sampled)
+
+
+async def consolidate_notes(
+    ctx: AppCtx,
+    scope: SessionScope,
+    apply: Annotated[bool, Field(description="false: only return the plan")] = False,
+) -> ConsolidationResult:
+    """Merge near-duplicate notes and supersede notes a newer one changes; a dry run by default."""
+    service = app(ctx).service
+    return await service.knowledge.consolidate(scope, service, apply=apply)
+
+
+async def distill_thread_prompt(thread_id: str, ctx: AppCtx) -> str:
+    """Hand the agent a thread's messages and ask it to store them as linked, cited notes."""
+    return await app(ctx).service.knowledge.distill_prompt(app(ctx).scope, thread_id)
+
+
+def register_prompts(server: MCPServer[Any]) -> None:
+    """The prompt form of distillation, for clients without sampling."""
+    server.prompt(name="distill_thread", title="Distill a thread into notes")(distill_thread_prompt)
