@@ -34,7 +34,7 @@ async def test_every_listed_tool_is_registered_through_the_registry_behind_the_e
     assert sorted(fn.__name__ for fn in server.added) == sorted(listed)
     assert [fn.__name__ for fn in server.added if not getattr(fn, ERRORS_MAPPED, False)] == []
     assert [spec.fn.__name__ for spec in TOOLS] == listed
-    assert len(listed) == 15
+    assert len(listed) == 20
 
 
 async def test_the_built_server_lists_exactly_the_registry(server: MCPServer[AppContext]) -> None:
