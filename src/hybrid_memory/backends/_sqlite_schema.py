@@ -25,9 +25,17 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from hybrid_memory.backends._text import fmt_time, fmt_time_opt, parse_time_opt, query_terms, quoted_or
+from hybrid_memory.backends._text import (
+    fmt_time,
+    link_times,
+    note_fields,
+    note_from_fields,
+    parse_time_opt,
+    query_terms,
+    quoted_or,
+)
 from hybrid_memory.errors import BackendError, ConflictError
-from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
+from hybrid_memory.models import Link, Note, NoteFilter, Relation
 
 MIN_SQLITE = (3, 34, 0)
 """The neighbourhood walk uses several recursive SELECTs in one CTE, new in SQLite 3.34."""
@@ -141,52 +149,16 @@ def fts_query(text: str) -> str | None:
 
 def note_params(note: Note) -> dict[str, Any]:
     """The named parameters of a notes row."""
-    return {
-        "id": note.id,
-        "project": note.project,
-        "user": note.user,
-        "content": note.content,
-        "type": note.type.value,
-        "tags": json.dumps(note.tags, ensure_ascii=False),
-        "importance": note.importance,
-        "thread_id": note.thread_id,
-        "created": fmt_time(note.created),
-        "modified": fmt_time(note.modified),
-        "valid_from": fmt_time_opt(note.valid_from),
-        "valid_to": fmt_time_opt(note.valid_to),
-    }
+    return {**note_fields(note), "tags": json.dumps(note.tags, ensure_ascii=False)}
 
 
 def link_params(link: Link) -> dict[str, Any]:
     """The named parameters of a links row."""
-    return {
-        "project": link.project,
-        "user": link.user,
-        "from_id": link.from_id,
-        "to_id": link.to_id,
-        "relation": link.relation.value,
-        "strength": link.strength,
-        "created": fmt_time(link.created),
-        "valid_from": fmt_time_opt(link.valid_from),
-        "valid_to": fmt_time_opt(link.valid_to),
-    }
+    return {**link_times(link), "relation": link.relation.value}
 
 
 def note_from_row(row: sqlite3.Row) -> Note:
-    return Note(
-        id=row["id"],
-        project=row["project"],
-        user=row["user"],
-        content=row["content"],
-        type=NoteType(row["type"]),
-        tags=json.loads(row["tags"]),
-        importance=row["importance"],
-        thread_id=row["thread_id"],
-        created=datetime.fromisoformat(row["created"]),
-        modified=datetime.fromisoformat(row["modified"]),
-        valid_from=parse_time_opt(row["valid_from"]),
-        valid_to=parse_time_opt(row["valid_to"]),
-    )
+    return note_from_fields(row, json.loads(row["tags"]))
 
 
 def link_from_row(row: sqlite3.Row) -> Link:

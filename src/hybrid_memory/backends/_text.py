@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from hybrid_memory.models import Link, Note, NoteType
 
 # Letters and digits; "_" splits words, as SQLite's unicode61 tokenizer and Lucene's standard one do.
 WORD = re.compile(r"[^\W_]+")
@@ -46,3 +49,58 @@ def fmt_time_opt(dt: datetime | None) -> str | None:
 
 def parse_time_opt(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
+
+
+def note_fields(note: Note) -> dict[str, Any]:
+    """A note as the flat fields both graph stores keep (times as text; tags left to the store)."""
+    return {
+        "id": note.id,
+        "project": note.project,
+        "user": note.user,
+        "content": note.content,
+        "type": note.type.value,
+        "importance": note.importance,
+        "thread_id": note.thread_id,
+        "created": fmt_time(note.created),
+        "modified": fmt_time(note.modified),
+        "valid_from": fmt_time_opt(note.valid_from),
+        "valid_to": fmt_time_opt(note.valid_to),
+    }
+
+
+class Fields(Protocol):
+    """Anything read by field name: a dict, a Bolt record's map, an ``sqlite3.Row``."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+def note_from_fields(data: Fields, tags: list[str]) -> Note:
+    """The note back from :func:`note_fields`' fields (a row or a map) and its decoded tags."""
+    return Note(
+        id=data["id"],
+        project=data["project"],
+        user=data["user"],
+        content=data["content"],
+        type=NoteType(data["type"]),
+        tags=tags,
+        importance=data["importance"],
+        thread_id=data["thread_id"],
+        created=datetime.fromisoformat(data["created"]),
+        modified=datetime.fromisoformat(data["modified"]),
+        valid_from=parse_time_opt(data["valid_from"]),
+        valid_to=parse_time_opt(data["valid_to"]),
+    )
+
+
+def link_times(link: Link) -> dict[str, Any]:
+    """A link's scope, ends, strength and times as the flat fields both graph stores keep."""
+    return {
+        "project": link.project,
+        "user": link.user,
+        "from_id": link.from_id,
+        "to_id": link.to_id,
+        "strength": link.strength,
+        "created": fmt_time(link.created),
+        "valid_from": fmt_time_opt(link.valid_from),
+        "valid_to": fmt_time_opt(link.valid_to),
+    }

@@ -62,8 +62,16 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Final
 
-from hybrid_memory.backends._text import WORD, fmt_time, fmt_time_opt, parse_time_opt, quoted_or
-from hybrid_memory.models import Link, Note, NoteFilter, NoteType, Relation
+from hybrid_memory.backends._text import (
+    WORD,
+    fmt_time_opt,
+    link_times,
+    note_fields,
+    note_from_fields,
+    parse_time_opt,
+    quoted_or,
+)
+from hybrid_memory.models import Link, Note, NoteFilter, Relation
 
 LABEL: Final = "Note"
 FULLTEXT_INDEX: Final = "note_search"
@@ -285,38 +293,15 @@ def lucene_query(terms: list[str]) -> str:
 def note_params(note: Note) -> dict[str, Any]:
     """The parameters of :data:`UPSERT_NOTE`."""
     return {
-        "id": note.id,
-        "project": note.project,
-        "user": note.user,
-        "content": note.content,
-        "type": note.type.value,
+        **note_fields(note),
         "tags": list(note.tags),
-        "importance": note.importance,
-        "thread_id": note.thread_id,
-        "created": fmt_time(note.created),
-        "modified": fmt_time(note.modified),
-        "valid_from": fmt_time_opt(note.valid_from),
-        "valid_to": fmt_time_opt(note.valid_to),
         "search_text": " ".join(WORD.findall(f"{note.content} {' '.join(note.tags)}".lower())),
     }
 
 
 def note_from_map(data: Mapping[str, Any]) -> Note:
     """A note from the map projection the statements return as ``note``."""
-    return Note(
-        id=data["id"],
-        project=data["project"],
-        user=data["user"],
-        content=data["content"],
-        type=NoteType(data["type"]),
-        tags=list(data["tags"] or []),
-        importance=data["importance"],
-        thread_id=data["thread_id"],
-        created=datetime.fromisoformat(data["created"]),
-        modified=datetime.fromisoformat(data["modified"]),
-        valid_from=parse_time_opt(data["valid_from"]),
-        valid_to=parse_time_opt(data["valid_to"]),
-    )
+    return note_from_fields(data, list(data["tags"] or []))
 
 
 def filter_params(flt: NoteFilter) -> dict[str, Any]:
@@ -333,16 +318,7 @@ def filter_params(flt: NoteFilter) -> dict[str, Any]:
 
 def link_params(link: Link) -> dict[str, Any]:
     """The parameters of :data:`UPSERT_LINK`."""
-    return {
-        "from_id": link.from_id,
-        "to_id": link.to_id,
-        "project": link.project,
-        "user": link.user,
-        "strength": link.strength,
-        "created": fmt_time(link.created),
-        "valid_from": fmt_time_opt(link.valid_from),
-        "valid_to": fmt_time_opt(link.valid_to),
-    }
+    return link_times(link)
 
 
 def link_from_row(row: Mapping[str, Any], *, project: str, user: str) -> Link:
