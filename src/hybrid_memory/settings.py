@@ -49,8 +49,11 @@ class EmbeddingSettings(BaseSettings):
     dimension: int | None = Field(default=None, ge=1)
     """Required for the openai provider with a model whose dimension is not known in advance."""
     threads: int = Field(default=1, ge=1)
-    batch_size: int = Field(default=8, ge=1)
-    """Texts per model call. Small batches of like length waste little on padding (8: fastest here)."""
+    batch_size: int | None = Field(default=None, ge=1)
+    """Texts per model call. Default: 8 (small batches of like length waste little on padding), but
+    1 for the packaged int8 model: its activations are quantized per call, so a text's vector
+    would depend on the texts batched with it, and the same memory would embed differently
+    depending on how it arrived (remember_thread, import, a repair)."""
     timeout_s: float = Field(default=30.0, gt=0)
 
     @model_validator(mode="after")
@@ -63,6 +66,13 @@ class EmbeddingSettings(BaseSettings):
             # keep that meaning, and the name its stores were filled under.
             self.model = PACKAGED_MODEL if path.resolve() == PACKAGED_MODEL_DIR else FP32_MODEL
         return self
+
+    @property
+    def texts_per_call(self) -> int:
+        """``batch_size``, else its default for the model (see there)."""
+        if self.batch_size is not None:
+            return self.batch_size
+        return 1 if self.provider == "fastembed" and self.model == PACKAGED_MODEL else 8
 
 
 class QdrantSettings(BaseSettings):

@@ -133,3 +133,16 @@ async def test_a_store_filled_with_fp32_refuses_the_packaged_model(tmp_path: Pat
 
     assert f"was filled by embedding model '{FP32_MODEL}' (dimension 384)" in str(refused.value)
     assert f"but '{PACKAGED_MODEL}' (dimension 384) is configured" in str(refused.value)
+
+
+async def test_the_packaged_model_gives_a_text_the_same_vector_whatever_it_is_embedded_with(
+    embedder: FastEmbedEmbedder,
+) -> None:
+    # Dynamic int8 quantization scales activations per call: batched texts would change each other.
+    texts = ["ok", "The billing ledger moved to PostgreSQL 16 last May, after the audit.", "Thanks!"]
+
+    together = await embedder.embed_documents(texts)
+    alone = [(await embedder.embed_documents([text]))[0] for text in texts]
+
+    assert EmbeddingSettings().texts_per_call == 1
+    assert together == alone

@@ -65,12 +65,12 @@ def build_embedder(
             api_key=settings.api_key.get_secret_value() if settings.api_key is not None else None,
             dimension=settings.dimension,
             timeout_s=settings.timeout_s,
-            batch_size=settings.batch_size,
+            batch_size=settings.texts_per_call,
         )
     return FastEmbedEmbedder(
         settings.model,
         settings.model_path,
         threads=settings.threads,
-        batch_size=settings.batch_size,
+        batch_size=settings.texts_per_call,
         cache_dir=cache_dir,
     )
