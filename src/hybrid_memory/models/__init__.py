@@ -37,6 +37,7 @@ from hybrid_memory.models.lifecycle import (
 from hybrid_memory.models.results import (
     ContentBlock,
     ForgetResult,
+    MemoryPage,
     MessageIn,
     NoteResult,
     RecallHit,
@@ -60,6 +61,7 @@ __all__ = [
     "MemoryContext",
     "MemoryFilter",
     "MemoryKind",
+    "MemoryPage",
     "MemoryRecord",
     "MemoryStats",
     "MessageIn",

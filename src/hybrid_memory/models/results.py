@@ -52,8 +52,9 @@ class RememberResult(BaseModel):
     )
     chunks: int = Field(description="memories written (long messages are split into overlapping chunks)")
     memory_ids: list[str] = Field(
-        description="ids of every memory of the given messages, stored or unchanged"
+        description="ids of the memories of the given messages, stored or unchanged (at most 500 listed)"
     )
+    more_ids: int = Field(default=0, description="memory ids not listed")
     skipped_reasons: dict[str, int] = Field(
         default_factory=dict, description="what was left out and how often; sums to both counts"
     )
@@ -124,3 +125,18 @@ class NoteResult(Note):
     pinned: bool = False
     private: bool = False
     expires_at: datetime | None = None
+
+
+class MemoryPage(BaseModel):
+    """One page of a memory's or note's whole text, as read_memory returns it."""
+
+    id: str
+    kind: MemoryKind
+    role: str | None = None
+    note_type: NoteType | None = None
+    thread_id: str | None = None
+    created_at: datetime
+    text: str = Field(description="characters offset .. offset + len(text) of the whole text")
+    offset: int
+    total_chars: int
+    next_offset: int | None = Field(description="pass as offset for the next page; null at the end")

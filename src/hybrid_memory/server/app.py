@@ -17,7 +17,7 @@ from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
-from hybrid_memory.tools import register_tools
+from hybrid_memory.tools import build_tools
 from hybrid_memory.tools.context import AppContext
 
 logger = logging.getLogger(__name__)
@@ -92,6 +92,6 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         version=__version__,
         lifespan=lifespan,
         log_level=settings.log_level,
+        tools=build_tools(settings.tools),
     )
-    register_tools(server)
     return server

@@ -43,12 +43,10 @@ from hybrid_memory.service.notes import NotePlan, Notes
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.service.summary import build_summarizer
 from hybrid_memory.service.tasks import TaskPlan, task_memory
-from hybrid_memory.service.threads import ThreadPlan, Threads
+from hybrid_memory.service.threads import MAX_LISTED_IDS, ThreadPlan, Threads
 from hybrid_memory.settings import Settings
 
 logger = logging.getLogger(__name__)
-
-MAX_LISTED_IDS = 500
 
 
 class MemoryService:
@@ -247,6 +245,21 @@ class MemoryService:
             ids=deleted_ids[:MAX_LISTED_IDS],
             more_ids=max(0, len(deleted_ids) - MAX_LISTED_IDS),
         )
+
+    async def read(self, scope: Scope, memory_id: str) -> Memory:
+        """One memory or note by id (a note's searchable copy holds its whole content)."""
+        found = await self._vectors.get(scope, [memory_id])
+        if not found:
+            raise NotFoundError(
+                f"No memory or note '{memory_id}' in this project. "
+                "recall_memory returns the ids you can read."
+            )
+        return found[0]
+
+    @property
+    def embedder(self) -> Embedder:
+        """The model, whose tokenizer also measures what the tools send back."""
+        return self._embedder
 
     # --- recall ----------------------------------------------------------------------------
 

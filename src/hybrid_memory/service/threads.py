@@ -40,6 +40,8 @@ Records = Callable[[Sequence[Memory], None, Mapping[str, str]], Awaitable[list[M
 # How much of the previous message joins a message's context (about 100 tokens): enough for
 # the question a reply answers, not so much that it drowns the reply.
 CONTEXT_CHARS = 400
+MAX_LISTED_IDS = 500
+"""Memory ids a result lists: 500 ids are about 10,000 tokens."""
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -248,6 +250,7 @@ class Threads:
         evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
         changed = {m.id for m in to_write}
         stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))
+        all_ids = [i for ids in plan.per_message for i in ids]
         return RememberResult(
             thread_id=plan.thread_id,
             stored=stored,
@@ -255,7 +258,8 @@ class Threads:
             skipped_messages=plan.skipped_messages,
             skipped_blocks=plan.skipped_blocks,
             chunks=len(to_write),
-            memory_ids=[i for ids in plan.per_message for i in ids],
+            memory_ids=all_ids[:MAX_LISTED_IDS],
+            more_ids=max(0, len(all_ids) - MAX_LISTED_IDS),
             skipped_reasons=plan.skipped,
             redacted=plan.redacted,
             evicted=evicted,
