@@ -32,8 +32,8 @@ MAX_TOKENS = 8_000
 MIN_TOKENS = 100
 MIN_ITEM_TOKENS = 48
 """Below this share an item is no longer worth cutting: the last items are left out instead."""
-MAX_CHARS_PER_TOKEN = 32
-"""Only this much text per wanted token is tokenized, so a 90,000-character note costs little."""
+CHARS_PER_TOKEN_GUESS = 8
+"""Characters tokenized first per wanted token: twice English prose's, grown when too few."""
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -46,11 +46,25 @@ class Tokenizer(Protocol):
     def token_spans(self, text: str) -> list[tuple[int, int]]: ...
 
 
+def _head_spans(text: str, max_tokens: int, tokens: Tokenizer) -> tuple[list[tuple[int, int]], int]:
+    """The token spans of a head of ``text`` holding more than ``max_tokens`` tokens, or of all of it.
+
+    Returns the spans and the head's length. The head starts at a few characters a token and
+    grows until it holds enough, so a 90,000-character text is never tokenized whole.
+    """
+    size = max(max_tokens, 1) * CHARS_PER_TOKEN_GUESS
+    while True:
+        head = text[:size]
+        spans = tokens.token_spans(head)
+        if len(spans) > max_tokens or size >= len(text):
+            return spans, len(head)
+        size *= 4
+
+
 def prefix_end(text: str, max_tokens: int, tokens: Tokenizer) -> int:
     """The index just past ``text``'s first ``max_tokens`` tokens (``len(text)`` if it has no more)."""
-    window = text[: max(max_tokens, 1) * MAX_CHARS_PER_TOKEN]
-    spans = tokens.token_spans(window)
-    return spans[max_tokens][0] if len(spans) > max_tokens else len(window)
+    spans, head = _head_spans(text, max_tokens, tokens)
+    return spans[max_tokens][0] if len(spans) > max_tokens else head
 
 
 def _marker(memory_id: str, end: int, total: int) -> str:
@@ -59,10 +73,11 @@ def _marker(memory_id: str, end: int, total: int) -> str:
 
 def cut(text: str, max_tokens: int, tokens: Tokenizer, memory_id: str) -> str:
     """``text`` within ``max_tokens`` tokens, its marker included; unchanged when it fits."""
-    if prefix_end(text, max_tokens, tokens) >= len(text):
+    spans, _ = _head_spans(text, max_tokens, tokens)
+    if len(spans) <= max_tokens:
         return text
     keep = max(max_tokens - tokens.count_tokens(_marker(memory_id, len(text), len(text))), 1)
-    end = prefix_end(text, keep, tokens)
+    end = spans[keep][0]
     return text[:end].rstrip() + _marker(memory_id, end, len(text))
 
 
