@@ -11,13 +11,15 @@ model from ``HYBRID_MEMORY_EMBEDDING_MODEL_PATH``) and prints:
   hits' own texts), and its structured content, in characters and tokens.
 
 Tokens are counted with the embedding model's tokenizer (BERT WordPiece, the one
-the server's budgets use); with ``--claude-tokenizer`` also with that tokenizer file
-(the Claude tokenizer.json that ``anthropic`` releases up to 0.34 ship).
+the server's budgets use) and with Claude's tokenizer.json as ``anthropic`` releases up
+to 0.34 ship it (a test extra; ``--claude-tokenizer`` names another file). Claude 3 and
+later count somewhat differently and publish no tokenizer: take that column as close, not exact.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import tempfile
@@ -43,6 +45,15 @@ THREAD = [
     ("assistant", "Check whether the lake house allows dogs before booking."),
 ]
 QUERY = "what do I know about Biscuit the dog?"
+
+
+def packaged_claude_tokenizer() -> Path | None:
+    """The tokenizer.json inside an installed ``anthropic`` (<= 0.34), found without importing it."""
+    spec = importlib.util.find_spec("anthropic")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(spec.submodule_search_locations[0]) / "tokenizer.json"
+    return path if path.is_file() else None
 
 
 def tool_text(tool: Any) -> str:
@@ -108,8 +119,9 @@ async def main() -> None:
         full = await measure(Path(tmp) / "all", "all", embedder)
         core = await measure(Path(tmp) / "core", "core", embedder)
     rows = [report("embedding model (BERT WordPiece)", embedder.count_tokens, full, core)]
-    if args.claude_tokenizer:
-        claude = Tokenizer.from_file(str(args.claude_tokenizer))
+    claude_path = args.claude_tokenizer or packaged_claude_tokenizer()
+    if claude_path:
+        claude = Tokenizer.from_file(str(claude_path))
         rows.append(report("claude", lambda t: len(claude.encode(t).ids), full, core))
     await embedder.close()
     if args.out:
