@@ -112,27 +112,26 @@ class Fitted:
 
 def fit(items: Sequence[T], budget: int, tokens: Tokenizer, lines: Lines) -> Fitted:
     """The items whose lines fit ``budget`` tokens: the long ones cut to a fair share, the last left out."""
-    costs = [tokens.count_tokens(lines.line(item)) + 1 for item in items]
+    # A line longer than the whole budget costs budget + 1: it is cut whatever its length.
+    costs = [min(len(_head_spans(lines.line(item), budget, tokens)[0]), budget + 1) + 1 for item in items]
+    field = lines.field
     for n in range(len(items), 0, -1):
         level = water_level(costs[:n], budget)
         if level is None:
             return Fitted(list(items[:n]), len(items) - n)
-        if lines.field is not None and (level >= MIN_ITEM_TOKENS or n == 1):
+        if field is not None and (level >= MIN_ITEM_TOKENS or n == 1):
             kept = [
-                item if cost <= level else _cut_item(item, level, tokens, lines)
+                item if cost <= level else _cut_item(item, field, level, tokens, lines)
                 for item, cost in zip(items[:n], costs, strict=False)
             ]
             return Fitted(kept, len(items) - n)
     return Fitted([], len(items))
 
 
-def _cut_item(item: T, level: int, tokens: Tokenizer, lines: Lines) -> T:
-    assert lines.field is not None
-    overhead = tokens.count_tokens(lines.line(item.model_copy(update={lines.field: ""}))) + 1
-    text = getattr(item, lines.field)
-    return item.model_copy(
-        update={lines.field: cut(text, max(level - overhead, 8), tokens, lines.memory_id(item))}
-    )
+def _cut_item(item: T, field: str, level: int, tokens: Tokenizer, lines: Lines) -> T:
+    overhead = tokens.count_tokens(lines.line(item.model_copy(update={field: ""}))) + 1
+    text = getattr(item, field)
+    return item.model_copy(update={field: cut(text, max(level - overhead, 8), tokens, lines.memory_id(item))})
 
 
 def _cut_field(result: T, field: str, budget: int, tokens: Tokenizer, memory_id: str) -> T:
