@@ -162,14 +162,20 @@ def remember_text(result: RememberResult) -> str:
     parts = [
         f"Thread {result.thread_id}: {result.stored} messages stored, {result.unchanged} unchanged, "
         f"{result.chunks} memories written",
-        f"skipped {result.skipped_messages} messages and {result.skipped_blocks} parts "
-        f"({_counts(result.skipped_reasons)})"
-        if result.skipped_reasons
-        else None,
+        _skipped(result),
         f"{result.redacted} secrets redacted" if result.redacted else None,
         f"{result.evicted} older memories evicted" if result.evicted else None,
     ]
     return "; ".join(p for p in parts if p) + "."
+
+
+def _skipped(result: RememberResult) -> str | None:
+    counts = [
+        f"{result.skipped_messages} messages" if result.skipped_messages else "",
+        f"{result.skipped_blocks} parts" if result.skipped_blocks else "",
+    ]
+    what = " and ".join(c for c in counts if c)
+    return f"skipped {what} ({_counts(result.skipped_reasons)})" if what else None
 
 
 def threads_text(result: ThreadList) -> str:
