@@ -315,6 +315,8 @@ class Settings(BaseSettings):
     max_messages: int = Field(default=2_000, ge=1)
     backend_timeout_s: float = Field(default=10.0, gt=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    tools: Literal["all", "core"] = "all"
+    """``core``: recall_memory, read_memory, remember_thread, create_note, create_link, get_linked_notes."""
 
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)

@@ -16,7 +16,7 @@ async def test_remember_thread_stores_each_message_under_its_deterministic_id(ha
         SCOPE, ThreadDraft("t1", messages("Where is the ledger?", "In Postgres."))
     )
 
-    assert (result.stored, result.unchanged, result.skipped, result.chunks) == (2, 0, 0, 2)
+    assert (result.stored, result.unchanged, result.skipped_messages, result.chunks) == (2, 0, 0, 2)
     assert result.memory_ids == [memory_id(SCOPE, "t1", "m0", 0), memory_id(SCOPE, "t1", "m1", 0)]
     stored = {m.id: m for m in await harness.vectors.get(SCOPE, result.memory_ids)}
     first, second = (stored[i] for i in result.memory_ids)
@@ -72,8 +72,8 @@ async def test_other_roles_empty_messages_and_non_text_blocks_are_skipped_and_co
 
     result = await harness.service.remember_thread(SCOPE, ThreadDraft("t1", turns))
 
-    assert result.skipped_reasons == {"role:system": 1, "role:tool": 1, "empty": 1, "non-text blocks": 1}
-    assert (result.stored, result.skipped) == (1, 4)
+    assert result.skipped_reasons == {"role:system": 1, "role:tool": 1, "empty": 1, "block:tool_use": 1}
+    assert (result.stored, result.skipped_messages, result.skipped_blocks) == (1, 3, 1)
     assert [m.text for m in (await harness.vectors.scroll(MemoryFilter(scope=SCOPE), 10))[0]] == [
         "The answer is 42."
     ]

@@ -35,8 +35,13 @@ async def test_remember_thread_keeps_user_and_assistant_text_and_counts_the_rest
         assert result["stored"] == 4
         assert result["unchanged"] == 0
         assert result["chunks"] == 4
-        assert result["skipped"] == 4
-        assert result["skipped_reasons"] == {"role:system": 1, "role:tool": 1, "non-text blocks": 2}
+        assert (result["skipped_messages"], result["skipped_blocks"]) == (2, 2)
+        assert result["skipped_reasons"] == {
+            "role:system": 1,
+            "role:tool": 1,
+            "block:thinking": 1,
+            "block:tool_use": 1,
+        }
         assert len(result["memory_ids"]) == 4
 
 

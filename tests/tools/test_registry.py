@@ -1,40 +1,25 @@
-"""Every tool a client sees is registered through ``register_tools``, behind the error mapping."""
+"""Every tool a client sees is built by the registry: presented, behind the error mapping, lean schema."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from hybrid_memory.tools import TOOLS, register_tools
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.models import RecallResult
+from hybrid_memory.server import AppContext, build_server
+from hybrid_memory.settings import Settings
+from hybrid_memory.tools import TOOLS, build_tools
 from hybrid_memory.tools._common import ERRORS_MAPPED
-from hybrid_memory.tools.context import AppContext
+
+CORE = ["recall_memory", "read_memory", "remember_thread", "create_note", "create_link", "get_linked_notes"]
 
 
-class RecordingServer(MCPServer[Any]):
-    """A real server that also keeps every function handed to ``add_tool``."""
-
-    def __init__(self) -> None:
-        super().__init__("recording")
-        self.added: list[Callable[..., Any]] = []
-
-    def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self.added.append(fn)
-        super().add_tool(fn, *args, **kwargs)
-
-
-async def test_every_listed_tool_is_registered_through_the_registry_behind_the_error_mapping() -> None:
-    server = RecordingServer()
-    register_tools(server)
-    async with Client(server) as client:
-        listed = [t.name for t in (await client.list_tools()).tools]
-
-    assert sorted(fn.__name__ for fn in server.added) == sorted(listed)
-    assert [fn.__name__ for fn in server.added if not getattr(fn, ERRORS_MAPPED, False)] == []
-    assert [spec.fn.__name__ for spec in TOOLS] == listed
-    assert len(listed) == 20
+def test_every_built_tool_is_behind_the_error_mapping() -> None:
+    tools = build_tools()
+    assert [t.name for t in tools] == [spec.fn.__name__ for spec in TOOLS]
+    assert [t.name for t in tools if not getattr(t.fn, ERRORS_MAPPED, False)] == []
+    assert len(tools) == 21
 
 
 async def test_the_built_server_lists_exactly_the_registry(server: MCPServer[AppContext]) -> None:
@@ -43,5 +28,31 @@ async def test_the_built_server_lists_exactly_the_registry(server: MCPServer[App
     assert listed == [spec.fn.__name__ for spec in TOOLS]
 
 
-async def test_a_tool_module_leaves_the_error_mapping_to_the_registry() -> None:
+async def test_the_core_setting_lists_only_the_core_tools(settings: Settings, embedder: Embedder) -> None:
+    core = build_server(settings.model_copy(update={"tools": "core"}), embedder=embedder)
+    async with Client(core) as client:
+        listed = [t.name for t in (await client.list_tools()).tools]
+    assert listed == CORE
+
+
+async def test_the_output_schema_is_the_result_model_and_inputs_carry_no_titles(
+    server: MCPServer[AppContext],
+) -> None:
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    recall = tools["recall_memory"]
+    assert recall.output_schema is not None
+    assert set(recall.output_schema["properties"]) == set(RecallResult.model_json_schema()["properties"])
+    schemas = str([t.input_schema for t in tools.values()])
+    assert "'title'" not in schemas
+    assert "$ref" not in schemas
+    assert recall.input_schema["properties"]["kinds"]["items"]["enum"] == [
+        "message",
+        "note",
+        "summary",
+        "task",
+    ]
+
+
+def test_a_tool_module_leaves_the_error_mapping_to_the_registry() -> None:
     assert [spec.fn.__name__ for spec in TOOLS if getattr(spec.fn, ERRORS_MAPPED, False)] == []

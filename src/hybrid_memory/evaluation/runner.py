@@ -142,7 +142,7 @@ async def _run_conversation(
                 "remember_thread",
                 {"thread_id": f"session_{session.number}", "messages": session_messages(conv, session)},
             )
-            for field in ("stored", "unchanged", "skipped", "chunks"):
+            for field in ("stored", "unchanged", "skipped_messages", "chunks"):
                 tally.ingest[field] += int(stored[field])
         ingest_s = perf_counter() - started
         run.ingest_s = (run.ingest_s or 0.0) + ingest_s

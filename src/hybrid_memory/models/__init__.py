@@ -38,6 +38,7 @@ from hybrid_memory.models.lifecycle import (
 from hybrid_memory.models.results import (
     ContentBlock,
     ForgetResult,
+    MemoryPage,
     MessageIn,
     NoteResult,
     RecallHit,
@@ -61,6 +62,7 @@ __all__ = [
     "MemoryContext",
     "MemoryFilter",
     "MemoryKind",
+    "MemoryPage",
     "MemoryRecord",
     "MemoryStats",
     "MessageIn",

@@ -10,7 +10,7 @@ from hybrid_memory.models.domain import MemoryKind, Note, NoteType
 
 
 class ContentBlock(BaseModel):
-    """One block of a message in the Anthropic / OpenAI style; only ``text`` blocks are remembered."""
+    """One part of a message, Anthropic or OpenAI style; only ``text`` parts are remembered."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -19,30 +19,45 @@ class ContentBlock(BaseModel):
 
 
 class MessageIn(BaseModel):
-    """A message of a thread as the client sends it."""
+    """A message as agents send it: plain, OpenAI chat (``tool_calls``, ``content: null``) or content blocks.
 
-    role: str = Field(description="user, assistant (remembered); system, tool, ... (skipped)")
-    content: str | list[ContentBlock] = Field(
-        description="The text, or content blocks of which only type=text blocks are kept"
-    )
-    id: str | None = Field(
-        default=None,
-        description="Your id for the message; recall returns it as message_id. "
-        "Default: a hash of role and text.",
-    )
-    created_at: datetime | None = Field(default=None, description="ISO 8601; default: now")
+    Other fields (``tool_calls``, ``tool_call_id``, ``name``, ...) are accepted; tool calls are counted
+    as skipped blocks.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: str | list[ContentBlock] | None = None
+    id: str | None = None
+    created_at: datetime | None = None
+
+    @property
+    def tool_calls(self) -> int:
+        """How many OpenAI-style ``tool_calls`` (or a legacy ``function_call``) the message carries."""
+        extra = self.model_extra or {}
+        calls = extra.get("tool_calls")
+        return (len(calls) if isinstance(calls, list) else 0) + (1 if extra.get("function_call") else 0)
 
 
 class RememberResult(BaseModel):
     thread_id: str
     stored: int = Field(description="messages stored or updated now")
     unchanged: int = Field(description="messages already remembered with the same text")
-    skipped: int = Field(description="messages or blocks left out: other roles, tool calls, thinking, empty")
+    skipped_messages: int = Field(
+        default=0, description="messages left out whole: other roles, no text (only tool calls, images, ...)"
+    )
+    skipped_blocks: int = Field(
+        default=0, description="non-text parts (tool calls, thinking, images) left out of remembered messages"
+    )
     chunks: int = Field(description="memories written (long messages are split into overlapping chunks)")
     memory_ids: list[str] = Field(
-        description="ids of every memory of the given messages, stored or unchanged"
+        description="ids of the memories of the given messages, stored or unchanged (at most 500 listed)"
     )
-    skipped_reasons: dict[str, int] = Field(default_factory=dict)
+    more_ids: int = Field(default=0, description="memory ids not listed")
+    skipped_reasons: dict[str, int] = Field(
+        default_factory=dict, description="what was left out and how often; sums to both counts"
+    )
     redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
     evicted: int = Field(default=0, description="older memories evicted to stay within the project's limits")
 
@@ -112,3 +127,18 @@ class NoteResult(Note):
     pinned: bool = False
     private: bool = False
     expires_at: datetime | None = None
+
+
+class MemoryPage(BaseModel):
+    """One page of a memory's or note's whole text, as read_memory returns it."""
+
+    id: str
+    kind: MemoryKind
+    role: str | None = None
+    note_type: NoteType | None = None
+    thread_id: str | None = None
+    created_at: datetime
+    text: str = Field(description="characters offset .. offset + len(text) of the whole text")
+    offset: int
+    total_chars: int
+    next_offset: int | None = Field(description="pass as offset for the next page; null at the end")

@@ -17,9 +17,10 @@ from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
-from hybrid_memory.tools import register_tools
+from hybrid_memory.tools import build_tools
 from hybrid_memory.tools._guard import guard_tool_calls
 from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.knowledge import register_prompts
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +105,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         lifespan=lifespan,
         log_level=settings.log_level,
         middleware=[guard_tool_calls],
+        tools=build_tools(settings.tools),
     )
-    register_tools(server)
+    register_prompts(server)
     return server

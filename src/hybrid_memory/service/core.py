@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
+from hybrid_memory.errors import NotFoundError
 from hybrid_memory.models import (
     CleanupResult,
     ForgetPreview,
     ForgetResult,
     Link,
+    Memory,
     MemoryContext,
     MemoryStats,
     Neighbourhood,
@@ -200,6 +202,21 @@ class MemoryService:
     async def stats(self, scope: Scope) -> MemoryStats:
         """The project's memory statistics: counts by kind, pins, evictions, recall hit rate, limits."""
         return await self._lifecycle.stats(scope)
+
+    async def read(self, scope: Scope, memory_id: str) -> Memory:
+        """One memory or note by id (a note's searchable copy holds its whole content)."""
+        found = await self._vectors.get(scope, [memory_id])
+        if not found:
+            raise NotFoundError(
+                f"No memory or note '{memory_id}' in this project. "
+                "recall_memory returns the ids you can read."
+            )
+        return found[0]
+
+    @property
+    def embedder(self) -> Embedder:
+        """The model, whose tokenizer also measures what the tools send back."""
+        return self._embedder
 
     # --- recall ----------------------------------------------------------------------------
 

@@ -35,6 +35,9 @@ from hybrid_memory.settings import Settings
 REMEMBERED_ROLES = frozenset({"user", "assistant"})
 _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
 
+MAX_LISTED_IDS = 500
+"""Memory ids a result lists: 500 ids are about 10,000 tokens."""
+
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
     """Deterministic id of a message chunk: remembering a thread twice writes the same ids."""
@@ -42,12 +45,33 @@ def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -
     return str(uuid.uuid5(_ID_NAMESPACE, key))
 
 
-def _message_text(message: MessageIn) -> tuple[str, int]:
-    """The remembered text of a message and how many of its blocks were left out."""
-    if isinstance(message.content, str):
-        return message.content.strip(), 0
-    texts = [b.text for b in message.content if b.type == "text" and b.text]
-    return "\n".join(texts).strip(), len(message.content) - len(texts)
+def _message_text(message: MessageIn) -> tuple[str, list[str]]:
+    """The remembered text of a message and the types of the parts left out (one entry a part).
+
+    Tool calls in OpenAI's ``tool_calls`` count as ``tool_call`` parts; content blocks of any type
+    but ``text`` (``tool_use``, ``tool_result``, ``thinking``, ``image``, ...) by their type.
+    """
+    left_out = ["tool_call"] * message.tool_calls
+    content = message.content
+    if content is None:
+        return "", left_out
+    if isinstance(content, str):
+        return content.strip(), left_out
+    texts = [b.text for b in content if b.type == "text" and b.text]
+    left_out += [b.type or "unknown" for b in content if b.type != "text"]
+    return "\n".join(texts).strip(), left_out
+
+
+def _skip_reason(role: str, text: str, left_out: list[str]) -> str | None:
+    """Why a whole message is left out, or None when it is remembered."""
+    if role not in REMEMBERED_ROLES:
+        return f"role:{role or 'missing'}"
+    if text:
+        return None
+    if not left_out:
+        return "empty"
+    kinds = set(left_out)
+    return "only tool calls" if kinds <= {"tool_call", "tool_use"} else "no text"
 
 
 def _message_id(message: MessageIn, index: int, role: str, text: str, seen: dict[str, int]) -> str:
@@ -92,6 +116,9 @@ class ThreadPlan:
     per_message: list[list[str]] = field(default_factory=list)
     """The memory ids of each remembered message, in order."""
     skipped: dict[str, int] = field(default_factory=dict)
+    """Reason -> count; ``block:<type>`` reasons count parts, the others whole messages."""
+    skipped_messages: int = 0
+    skipped_blocks: int = 0
     redacted: int = 0
 
 
@@ -173,15 +200,15 @@ class Threads:
         seen_ids: dict[str, int] = {}
         for index, message in enumerate(messages):
             role = message.role.strip().lower()
-            if role not in REMEMBERED_ROLES:
-                skipped[f"role:{role or 'missing'}"] = skipped.get(f"role:{role or 'missing'}", 0) + 1
-                continue
             text, left_out = _message_text(message)
-            if left_out:
-                skipped["non-text blocks"] = skipped.get("non-text blocks", 0) + left_out
-            if not text:
-                skipped["empty"] = skipped.get("empty", 0) + 1
+            reason = _skip_reason(role, text, left_out)
+            if reason is not None:
+                write.skipped_messages += 1
+                skipped[reason] = skipped.get(reason, 0) + 1
                 continue
+            for part in left_out:
+                skipped[f"block:{part}"] = skipped.get(f"block:{part}", 0) + 1
+            write.skipped_blocks += len(left_out)
             text = _validate.text(text, f"messages[{index}].content", self._settings.max_content_chars)
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
@@ -215,13 +242,16 @@ class Threads:
         evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
         changed = {m.id for m in to_write}
         stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))
+        all_ids = [i for ids in plan.per_message for i in ids]
         return RememberResult(
             thread_id=plan.thread_id,
             stored=stored,
             unchanged=len(plan.per_message) - stored,
-            skipped=sum(plan.skipped.values()),
+            skipped_messages=plan.skipped_messages,
+            skipped_blocks=plan.skipped_blocks,
             chunks=len(to_write),
-            memory_ids=[i for ids in plan.per_message for i in ids],
+            memory_ids=all_ids[:MAX_LISTED_IDS],
+            more_ids=max(0, len(all_ids) - MAX_LISTED_IDS),
             skipped_reasons=plan.skipped,
             redacted=plan.redacted,
             evicted=evicted,

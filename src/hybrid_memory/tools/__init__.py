@@ -1,22 +1,27 @@
 """The MCP tools: module-level functions that validate, call MemoryService, and return typed results.
 
 Every tool is listed once in :data:`TOOLS`, in the order clients see them;
-:func:`register_tools` registers each with its hints and wraps it in
-:func:`~hybrid_memory.tools._common.tool_errors` on the way, so no tool can miss
-the error mapping.
+:func:`build_tools` makes each an MCP tool with its hints, answering through
+:func:`~hybrid_memory.tools._present.presented` (bounded structured content plus a
+compact text rendering) and behind :func:`~hybrid_memory.tools._common.tool_errors`,
+so no tool can miss either; its input schema is made lean for the model
+(:mod:`~hybrid_memory.tools._schema`).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 
-from hybrid_memory.tools import forget, knowledge, lifecycle, notes, recall, threads
+from hybrid_memory.tools import forget, knowledge, lifecycle, notes, read, recall, threads
 from hybrid_memory.tools._common import tool_errors
+from hybrid_memory.tools._present import presented
+from hybrid_memory.tools._schema import lean
 from hybrid_memory.tools.context import AppContext, AppCtx
 
 READ_ONLY = ToolAnnotations(
@@ -37,16 +42,19 @@ class ToolSpec:
 
     fn: Callable[..., Any]
     annotations: ToolAnnotations
+    core: bool = False
+    """In the small set ``HYBRID_MEMORY_TOOLS=core`` exposes."""
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(recall.recall_memory, READ_ONLY),
-    ToolSpec(threads.remember_thread, IDEMPOTENT_WRITE),
+    ToolSpec(recall.recall_memory, READ_ONLY, core=True),
+    ToolSpec(read.read_memory, READ_ONLY, core=True),
+    ToolSpec(threads.remember_thread, IDEMPOTENT_WRITE, core=True),
     ToolSpec(threads.list_threads, READ_ONLY),
-    ToolSpec(notes.create_note, WRITE),
+    ToolSpec(notes.create_note, WRITE, core=True),
     ToolSpec(notes.update_note, IDEMPOTENT_WRITE),
-    ToolSpec(notes.create_link, IDEMPOTENT_WRITE),
-    ToolSpec(notes.get_linked_notes, READ_ONLY),
+    ToolSpec(notes.create_link, IDEMPOTENT_WRITE, core=True),
+    ToolSpec(notes.get_linked_notes, READ_ONLY, core=True),
     ToolSpec(forget.forget, DESTRUCTIVE),
     ToolSpec(lifecycle.pin_memory, IDEMPOTENT_WRITE),
     ToolSpec(lifecycle.unpin_memory, IDEMPOTENT_WRITE),
@@ -63,11 +71,22 @@ TOOLS: tuple[ToolSpec, ...] = (
 )
 
 
-def register_tools(server: MCPServer[Any]) -> None:
-    """Register every tool of :data:`TOOLS`, each behind the one error mapping."""
-    for spec in TOOLS:
-        server.add_tool(tool_errors(spec.fn), annotations=spec.annotations)
-    knowledge.register_prompts(server)
+ToolSet = Literal["all", "core"]
 
 
-__all__ = ["TOOLS", "AppContext", "AppCtx", "ToolSpec", "register_tools"]
+def build_tool(spec: ToolSpec) -> Tool:
+    """One tool of the registry as the server lists it: presented, error-mapped, lean schema."""
+    description = inspect.cleandoc(spec.fn.__doc__ or "")
+    tool = Tool.from_function(
+        tool_errors(presented(spec.fn)), description=description, annotations=spec.annotations
+    )
+    tool.parameters = lean(tool.parameters)
+    return tool
+
+
+def build_tools(selection: ToolSet = "all") -> list[Tool]:
+    """The tools of :data:`TOOLS` (only the core ones for ``"core"``), for ``MCPServer(tools=...)``."""
+    return [build_tool(spec) for spec in TOOLS if selection == "all" or spec.core]
+
+
+__all__ = ["TOOLS", "AppContext", "AppCtx", "ToolSet", "ToolSpec", "build_tool", "build_tools"]

@@ -12,10 +12,12 @@ from urllib.parse import unquote, urlparse
 from mcp.server.mcpserver import ListRoots, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ListRootsResult
+from pydantic import Field
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
 from hybrid_memory.tools._guard import bounded_error
+from hybrid_memory.tools.budget import MAX_TOKENS, MIN_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
 
 logger = logging.getLogger(__name__)
@@ -54,6 +56,13 @@ async def _session_scope(ctx: AppCtx, roots: Annotated[ListRootsResult | None, R
 
 SessionScope = Annotated[Scope, Resolve(_session_scope)]
 """A tool parameter filled by the server, never by the model: the caller's scope."""
+
+MaxTokens = Annotated[int, Field(ge=MIN_TOKENS, le=MAX_TOKENS)]
+"""The budget of an answer that carries stored text (see :mod:`hybrid_memory.tools.budget`)."""
+
+RetentionDays = Annotated[float | None, Field(gt=0, le=36500)]
+"""Delete it after this many days (the name says it: no description in the schema)."""
+Importance = Annotated[float | None, Field(ge=0.0, le=1.0)]
 
 
 def as_utc(value: datetime) -> datetime:

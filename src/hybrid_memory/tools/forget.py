@@ -14,15 +14,8 @@ from hybrid_memory.tools.context import AppCtx, app
 async def forget(
     ctx: AppCtx,
     scope: SessionScope,
-    ids: Annotated[
-        list[str],
-        Field(max_length=500, description="Memory or note ids (from recall_memory / create_note)"),
-    ] = [],  # noqa: B006
-    thread_id: Annotated[str | None, Field(description="Forget every message of this thread")] = None,
+    ids: Annotated[list[str], Field(max_length=500)] = [],  # noqa: B006
+    thread_id: Annotated[str | None, Field(description="forget all its messages")] = None,
 ) -> ForgetResult:
-    """Permanently delete memories or notes by id, or every message of a thread.
-
-    Deleting a note also deletes its links. Use it when the user asks to forget
-    something or when a memory is wrong; prefer update_note to correct a note.
-    """
+    """Permanently delete memories or notes (with their links) by id, or a whole thread."""
     return await app(ctx).service.forget(scope, ids=ids, thread_id=thread_id)

@@ -29,7 +29,7 @@ from hybrid_memory.tools._common import SessionScope
 from hybrid_memory.tools._sampling import can_sample, sample
 from hybrid_memory.tools.context import AppCtx, app
 
-ThreadId = Annotated[str, Field(description="A remembered thread")]
+ThreadId = str
 
 
 async def _distill_plan(ctx: AppCtx, scope: SessionScope, thread_id: str) -> DistillRequest | None:
@@ -64,12 +64,12 @@ Sampled = Annotated[str | None, Resolve(_sampled_text)]
 
 
 async def rate_memory(
-    memory_id: Annotated[str, Field(description="A memory or note id from recall_memory")],
-    rating: Annotated[Rating, Field(description="useful, wrong or outdated")],
+    memory_id: str,
+    rating: Rating,
     ctx: AppCtx,
     scope: SessionScope,
 ) -> RateResult:
-    """Feedback on a recalled memory: useful ranks it higher; wrong and outdated hide it from recall."""
+    """Rate a recalled memory: useful ranks it higher, wrong and outdated hide it."""
     return await app(ctx).service.knowledge.rate(scope, memory_id, rating)
 
 
@@ -78,28 +78,24 @@ async def summarize_thread(
     ctx: AppCtx,
     scope: SessionScope,
 ) -> ThreadSummaryResult:
-    """Write or refresh a thread's summary memory, which recall finds with the thread's messages."""
+    """Write or refresh a thread's summary memory (recallable)."""
     return await app(ctx).service.knowledge.summarize_thread(scope, thread_id)
 
 
 async def map_notes(
     ctx: AppCtx,
     scope: SessionScope,
-    limit: Annotated[int, Field(ge=1, le=50, description="At most this many of each list")] = 10,
-    max_tokens: Annotated[int, Field(ge=200, le=20_000, description="Answer size cap")] = 2_000,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    max_tokens: Annotated[int, Field(ge=200, le=8_000)] = 2_000,
 ) -> GraphMap:
-    """Orient in the knowledge graph: hubs (most linked notes), clusters with labels, orphans."""
+    """The note graph at a glance: hubs, labelled clusters, orphans."""
     return await app(ctx).service.knowledge.map(scope, limit=limit, max_tokens=max_tokens)
 
 
 async def distill_thread(
     thread_id: ThreadId, ctx: AppCtx, scope: SessionScope, sampled: Sampled
 ) -> DistillResult:
-    """Turn a thread into linked notes (facts, preferences, decisions, entities) citing their messages.
-
-    Needs the client's sampling or a configured model; otherwise use the distill_thread prompt.
-    Running it again adds nothing; a changed fact supersedes the old note.
-    """
+    """Turn a thread into cited, linked notes with your model (sampling); else use prompt distill_thread."""
     service = app(ctx).service
     return await service.knowledge.distill(scope, service, thread_id, sampled)
 
@@ -107,9 +103,9 @@ async def distill_thread(
 async def consolidate_notes(
     ctx: AppCtx,
     scope: SessionScope,
-    apply: Annotated[bool, Field(description="false: only return the plan")] = False,
+    apply: bool = False,
 ) -> ConsolidationResult:
-    """Merge near-duplicate notes and supersede notes a newer one changes; a dry run by default."""
+    """Merge near-duplicate notes, supersede changed ones; a dry run unless apply=true."""
     service = app(ctx).service
     return await service.knowledge.consolidate(scope, service, apply=apply)
 

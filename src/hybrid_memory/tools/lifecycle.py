@@ -14,67 +14,49 @@ from hybrid_memory.models import (
     PinResult,
     TaskResult,
 )
-from hybrid_memory.tools._common import SessionScope
+from hybrid_memory.tools._common import MaxTokens, RetentionDays, SessionScope
 from hybrid_memory.tools._sampling import CleanupSummary, TaskWrite
+from hybrid_memory.tools.budget import DEFAULT_TOKENS, MAX_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
 
-MemoryId = Annotated[str, Field(description="A memory or note id (from recall_memory or create_note)")]
 
-
-async def pin_memory(memory_id: MemoryId, ctx: AppCtx, scope: SessionScope) -> PinResult:
-    """Move a memory or note into core memory: always part of get_memory_context, never evicted.
-
-    Pin what every future conversation needs (the user's name, standing preferences,
-    the project's ground rules). Keep core memory small: it takes budget first.
-    """
+async def pin_memory(memory_id: str, ctx: AppCtx, scope: SessionScope) -> PinResult:
+    """Put a memory or note in core memory: always in get_memory_context, never evicted. Keep it small."""
     return await app(ctx).service.pin(scope, memory_id, True)
 
 
-async def unpin_memory(memory_id: MemoryId, ctx: AppCtx, scope: SessionScope) -> PinResult:
-    """Move a memory or note out of core memory, back to archival memory (reached by recall)."""
+async def unpin_memory(memory_id: str, ctx: AppCtx, scope: SessionScope) -> PinResult:
+    """Take a memory or note out of core memory."""
     return await app(ctx).service.pin(scope, memory_id, False)
 
 
 async def get_memory_context(
-    query: Annotated[str, Field(description="What the conversation is about now, in plain words")],
+    query: Annotated[str, Field(description="what the conversation is about now")],
     ctx: AppCtx,
     scope: SessionScope,
-    thread_id: Annotated[
-        str | None, Field(description="The current conversation: its latest messages form working memory")
-    ] = None,
-    max_tokens: Annotated[
-        int, Field(ge=1, le=100_000, description="Token budget of the whole block (embedding tokenizer)")
-    ] = 1500,
+    thread_id: Annotated[str | None, Field(description="its latest messages are included")] = None,
+    max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] = 1500,
 ) -> MemoryContext:
-    """One block of memory ready to put in a prompt, within a token budget.
+    """Core memory, the thread's latest messages and what query recalls, as one prompt-ready block.
 
-    Core memory (pinned) first, then working memory (the latest messages of `thread_id`),
-    then memories recalled for `query`, best first; whatever does not fit is left out
-    (`omitted`). Each line of `text` cites its source as [memory:<id>]; `tokens` never
-    exceeds `max_tokens`. Call it at the start of a conversation or when its topic shifts.
+    Call it when a conversation starts or changes topic.
     """
     return await app(ctx).service.memory_context(scope, query, thread_id=thread_id, max_tokens=max_tokens)
 
 
 async def record_task(
-    description: Annotated[str, Field(description="What was attempted")],
-    outcome: Annotated[str, Field(description="What happened: the result, the error, the fix")],
-    success: Annotated[bool, Field(description="Whether it worked")],
+    description: Annotated[str, Field(description="what was attempted")],
+    outcome: Annotated[str, Field(description="the result, the error, the fix")],
+    success: bool,
     ctx: AppCtx,
     scope: SessionScope,
     write: TaskWrite,
-    thread_id: Annotated[str | None, Field(description="The conversation it happened in")] = None,
-    tags: Annotated[list[str], Field(max_length=32, description="Short labels")] = [],  # noqa: B006
-    private: Annotated[bool, Field(description="Keep it out of exports")] = False,
-    retention_days: Annotated[
-        float | None, Field(gt=0, le=36500, description="Delete it after this many days")
-    ] = None,
+    thread_id: str | None = None,
+    tags: Annotated[list[str], Field(max_length=32)] = [],  # noqa: B006
+    private: Annotated[bool, Field(description="never exported")] = False,
+    retention_days: RetentionDays = None,
 ) -> TaskResult:
-    """Remember the outcome of a task, so later sessions repeat what worked and avoid what failed.
-
-    Stored as a `task` memory tagged `task` and `success` or `failure`; find them with
-    recall_memory(kinds=['task']).
-    """
+    """Remember a task's outcome so later sessions repeat what worked; recall with kinds=["task"]."""
     # The arguments above reach the service as write.command, a TaskDraft the SDK builds from them.
     return await app(ctx).service.record_task(scope, write.command, summarizer=write.summarizer)
 
@@ -82,27 +64,19 @@ async def record_task(
 async def forget_preview(
     ctx: AppCtx,
     scope: SessionScope,
-    limit: Annotated[int, Field(ge=1, le=200, description="Items per page")] = 50,
-    cursor: Annotated[str | None, Field(description="next_cursor of the previous page")] = None,
+    limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    cursor: str | None = None,
+    max_tokens: MaxTokens = DEFAULT_TOKENS,
 ) -> ForgetPreview:
-    """Dry run of cleanup_memory: what retention and the project's limits would remove now.
-
-    Changes nothing. Each item says why: `expired` (retention), `ttl`, `max_items` or
-    `max_tokens` (eviction, least recently used or oldest first; pinned memories never).
-    """
+    """What cleanup_memory would remove now, and why."""
     return await app(ctx).service.forget_preview(scope, limit, cursor)
 
 
 async def cleanup_memory(ctx: AppCtx, scope: SessionScope, summary: CleanupSummary) -> CleanupResult:
-    """Delete expired memories (retention) and evict what the project's limits require.
-
-    Evicted memories are replaced by one summary memory when summarize-on-evict is on.
-    Call forget_preview first to see what would go.
-    """
+    """Delete expired memories and evict what the project's limits require (see forget_preview)."""
     return await app(ctx).service.cleanup(scope, summary)
 
 
 async def memory_stats(ctx: AppCtx, scope: SessionScope) -> MemoryStats:
-    """How much this project remembers: counts and tokens per kind, pins, the limits in force,
-    evictions and the recall hit rate since the server started."""
+    """How much this project remembers, its limits, and recall and eviction counts."""
     return await app(ctx).service.stats(scope)

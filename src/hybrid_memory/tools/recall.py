@@ -9,39 +9,30 @@ from pydantic import Field
 
 from hybrid_memory.models import MemoryKind, NoteType, RecallResult
 from hybrid_memory.service import RecallOptions
-from hybrid_memory.tools._common import SessionScope, as_utc
+from hybrid_memory.tools._common import MaxTokens, SessionScope, as_utc
+from hybrid_memory.tools.budget import DEFAULT_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
 
 
 async def recall_memory(
-    query: Annotated[str, Field(description="What you want to remember, in plain words")],
+    query: str,
     ctx: AppCtx,
     scope: SessionScope,
-    thread_id: Annotated[str | None, Field(description="Only this conversation; default: all")] = None,
-    limit: Annotated[int, Field(ge=1, le=50, description="How many results")] = 5,
-    kinds: Annotated[
-        list[MemoryKind] | None, Field(description="Only these kinds: message, note, summary")
-    ] = None,
-    note_types: Annotated[list[NoteType] | None, Field(description="Only notes of these types")] = None,
-    tags: Annotated[list[str] | None, Field(description="Only items carrying any of these tags")] = None,
-    since: Annotated[datetime | None, Field(description="Only items created at or after (ISO 8601)")] = None,
-    until: Annotated[datetime | None, Field(description="Only items created before (ISO 8601)")] = None,
-    include_invalid: Annotated[
-        bool, Field(description="Also return notes that were superseded or contradicted")
-    ] = False,
-    as_of: Annotated[
-        datetime | None,
-        Field(description="Answer as memory stood at this time (ISO 8601): what existed and was valid then"),
-    ] = None,
+    thread_id: str | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 5,
+    kinds: list[MemoryKind] | None = None,
+    note_types: list[NoteType] | None = None,
+    tags: Annotated[list[str] | None, Field(description="any of")] = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    as_of: Annotated[datetime | None, Field(description="memory as it stood then")] = None,
+    include_invalid: Annotated[bool, Field(description="also superseded/contradicted notes")] = False,
+    explain: Annotated[bool, Field(description="show why each hit ranked")] = False,
+    max_tokens: MaxTokens = DEFAULT_TOKENS,
 ) -> RecallResult:
-    """Search long-term memory: past conversation messages and notes, best first.
+    """Search past conversations and notes (meaning, keywords, knowledge graph), best first.
 
-    Combines meaning (vector search), exact words (keyword search) and the knowledge
-    graph (notes and the notes linked to them). Each result says which channels found
-    it (`channels`, `ranks`). Message results carry `thread_id` and `message_id`;
-    note results carry the note id for create_link / get_linked_notes. With `as_of`,
-    only what had been recorded by then and was valid then is returned (a note
-    superseded later comes back; one created later does not).
+    Call before answering anything that may depend on earlier sessions. Cite hits as [memory:<id>].
     """
     options = RecallOptions(
         thread_id=thread_id,
