@@ -16,6 +16,11 @@ if [ -f tools/cypher-lint/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/cypher-lint
 fi
 
+# The official MCP conformance suite and the Node 22 it runs on (pinned), for tests/e2e/test_conformance.py.
+if [ -f tools/conformance/package-lock.json ]; then
+  npm ci --silent --no-audit --no-fund --prefix tools/conformance
+fi
+
 # The offline embedding model: shared/ beside the checkout unless configured.
 if [ -z "${HYBRID_MEMORY_EMBEDDING_MODEL_PATH:-}" ] && [ -d ../shared/models/all-MiniLM-L6-v2-onnx ]; then
   export HYBRID_MEMORY_EMBEDDING_MODEL_PATH

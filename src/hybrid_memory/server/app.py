@@ -19,6 +19,9 @@ from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
 from hybrid_memory.tools import register_tools
 from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.prompts import register_prompts
+from hybrid_memory.tools.protocol import install_protocol_features
+from hybrid_memory.tools.resources import register_resources
 
 logger = logging.getLogger(__name__)
 
@@ -80,10 +83,21 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
     server then leaves closing it to the caller.
     """
 
+    opened: list[AppContext] = []
+
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         async with open_app(settings, embedder) as app:
-            yield app
+            opened.append(app)
+            try:
+                yield app
+            finally:
+                opened.remove(app)
+
+    async def running() -> AppContext:
+        if not opened:
+            raise RuntimeError("the server is not running")
+        return opened[-1]
 
     server: MCPServer[AppContext] = MCPServer(
         "hybrid-memory",
@@ -94,4 +108,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         log_level=settings.log_level,
     )
     register_tools(server)
+    register_resources(server, running)
+    register_prompts(server)
+    install_protocol_features(server)
     return server

@@ -37,7 +37,7 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service import eviction
+from hybrid_memory.service import eviction, progress
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import LifecycleSettings
 
@@ -180,10 +180,14 @@ class Lifecycle:
     async def cleanup(self, scope: Scope, summarizer: Summarizer | None = None) -> CleanupResult:
         """Delete expired memories (retention), then evict what the limits require."""
         async with self._locks[scope]:
+            await progress.report(0, 3, "planning")
             planned = await self._plan(scope, utcnow())
+            await progress.report(1, 3, f"deleting {len(planned.expired)} expired memories")
             removed = await self._remove(scope, planned.expired)
             self._counters[scope].deleted_expired += len(removed)
+            await progress.report(2, 3, f"evicting {len(planned.plan.evictions)} memories")
             evicted, summary_id = await self._evict(scope, planned, summarizer)
+            await progress.report(3, 3, "done")
         ids = [m.id for m in planned.expired] + [e.id for e in planned.plan.evictions]
         return CleanupResult(
             deleted=len(removed), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]

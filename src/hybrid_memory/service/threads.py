@@ -27,7 +27,7 @@ from hybrid_memory.models import (
     ThreadList,
     utcnow,
 )
-from hybrid_memory.service import _validate
+from hybrid_memory.service import _validate, progress
 from hybrid_memory.service.commands import ThreadDraft
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
@@ -40,6 +40,8 @@ Records = Callable[[Sequence[Memory], None, Mapping[str, str]], Awaitable[list[M
 # How much of the previous message joins a message's context (about 100 tokens): enough for
 # the question a reply answers, not so much that it drowns the reply.
 CONTEXT_CHARS = 400
+PROGRESS_BATCH = 16
+"""Memories embedded between two progress reports."""
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -220,7 +222,13 @@ class Threads:
         """Store the plan's new or changed memories, then evict what the limits require."""
         to_write = await self.changed(scope, plan)
         if to_write:
-            await self._vectors.upsert(await self._records(to_write, None, plan.contexts))
+            records: list[MemoryRecord] = []
+            # Embedding is most of the work: a batch at a time, so a listener sees it advance.
+            for start in range(0, len(to_write), PROGRESS_BATCH):
+                batch = to_write[start : start + PROGRESS_BATCH]
+                records.extend(await self._records(batch, None, plan.contexts))
+                await progress.report(len(records), len(to_write), "memories embedded")
+            await self._vectors.upsert(records)
         evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
         changed = {m.id for m in to_write}
         stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))
