@@ -5,23 +5,24 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 
 from hybrid_memory import __version__
-from hybrid_memory.backends import open_graph_store, open_vector_store
-from hybrid_memory.embeddings import build_embedder
-from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Scope
-from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
 from hybrid_memory.tools import register_tools
 from hybrid_memory.tools.context import AppContext
 from hybrid_memory.tools.prompts import register_prompts
 from hybrid_memory.tools.protocol import install_protocol_features
 from hybrid_memory.tools.resources import register_resources
+
+if TYPE_CHECKING:
+    from hybrid_memory.embeddings.base import Embedder
+    from hybrid_memory.service import MemoryService
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,59 @@ to what is known around it. forget deletes a memory, a note, or a whole thread."
 
 @asynccontextmanager
 async def open_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
-    """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit."""
+    """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit.
+
+    Yields once everything is open: what command-line tools want. The server uses
+    :func:`serving_app`, which answers the handshake first.
+    """
+    app = _new_app(settings)
+    async with _open_service(settings, embedder) as service:
+        app.attach(service)
+        yield app
+
+
+@asynccontextmanager
+async def serving_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
+    """The server's lifespan: yields at once, so the handshake never waits on the stores.
+
+    They open in the background; requests that need them wait until they are open
+    (the protocol middleware awaits :meth:`AppContext.ready`). A store that cannot
+    open (locked by another process, a server that does not answer) stops the server
+    with that error, as it would have before the handshake.
+    """
+    app = _new_app(settings)
+    stopping = anyio.Event()
+
+    async def open_and_hold() -> None:
+        try:
+            async with _open_service(settings, embedder) as service:
+                app.attach(service)
+                await stopping.wait()
+        except BaseException as exc:
+            app.fail(exc)
+            raise
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(open_and_hold)
+        try:
+            yield app
+        finally:
+            # Not cancelled: an open that is under way finishes (or fails loudly), then closes.
+            stopping.set()
+
+
+def _new_app(settings: Settings) -> AppContext:
+    scope = Scope(project=settings.project or "default", user=settings.user)
+    return AppContext(scope, project_from_roots=settings.project is None)
+
+
+@asynccontextmanager
+async def _open_service(settings: Settings, embedder: Embedder | None) -> AsyncIterator[MemoryService]:
+    # Imported here, not at the top: the handshake needs none of them.
+    from hybrid_memory.backends import open_graph_store, open_vector_store
+    from hybrid_memory.embeddings import build_embedder
+    from hybrid_memory.service import MemoryService
+
     owned = embedder is None
     if embedder is None:
         embedder = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
@@ -51,17 +104,14 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
             open_graph_store(settings) as graph,
         ):
             service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
-            scope = Scope(project=settings.project or "default", user=settings.user)
-            repaired = await service.repair(scope)
+            repaired = await service.repair(_new_app(settings).scope)
             if repaired:
                 logger.warning("re-indexed %d notes whose vector copy was missing", repaired)
             async with anyio.create_task_group() as tg:
                 # The model loads in the background, after the handshake, so the client never waits on it.
                 tg.start_soon(_warm_up, embedder)
                 try:
-                    yield AppContext(
-                        service=service, scope=scope, project_from_roots=settings.project is None
-                    )
+                    yield service
                 finally:
                     tg.cancel_scope.cancel()
     finally:
@@ -87,7 +137,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        async with open_app(settings, embedder) as app:
+        async with serving_app(settings, embedder) as app:
             opened.append(app)
             try:
                 yield app
@@ -97,6 +147,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
     async def running() -> AppContext:
         if not opened:
             raise RuntimeError("the server is not running")
+        await opened[-1].ready()
         return opened[-1]
 
     server: MCPServer[AppContext] = MCPServer(

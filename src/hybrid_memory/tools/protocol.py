@@ -1,7 +1,9 @@
 """The protocol's own features around the tools: progress, client logging, clean prompt errors.
 
-One server middleware does three things per request:
+One server middleware does four things per request:
 
+- ``tools/call``, ``resources/read`` and ``prompts/get`` wait until the stores,
+  which open in the background after the handshake, are open.
 - ``tools/call`` with a progress token: the service's progress reports
   (:mod:`hybrid_memory.service.progress`) become ``notifications/progress``.
 - ``logging/setLevel`` is kept per connection (a 2026-07-28 client asks per request
@@ -27,6 +29,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS, LOG_LEVEL_META_KEY, EmptyResult, LoggingLevel, SetLevelRequestParams
 
 from hybrid_memory.service import progress
+from hybrid_memory.tools.context import AppContext
 
 LEVELS: Final[tuple[LoggingLevel, ...]] = get_args(LoggingLevel)
 """MCP's levels, least severe first."""
@@ -37,6 +40,8 @@ _PY_TO_MCP: Final[dict[int, LoggingLevel]] = {
     logging.ERROR: "error",
     logging.CRITICAL: "critical",
 }
+NEEDS_STORES: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
+"""Requests that wait for the stores to open; the handshake and the listings do not."""
 _LEVEL_KEY = "hybrid_memory.log_level"
 _FORWARDED_LOGGER = "hybrid_memory"
 
@@ -99,6 +104,8 @@ class ProtocolMiddleware:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None or ctx.method in ("initialize", "logging/setLevel"):
             return await call_next(ctx)
+        if ctx.method in NEEDS_STORES and isinstance(ctx.lifespan_context, AppContext):
+            await ctx.lifespan_context.ready()
         # 2026-07-28 clients opt in per request in _meta; earlier ones once, with logging/setLevel.
         asked = (ctx.meta or {}).get(LOG_LEVEL_META_KEY)
         level: LoggingLevel | None = asked if asked in LEVELS else _connection_state(ctx).get(_LEVEL_KEY)
