@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as MCPTool
 
 from hybrid_memory import __version__
 from hybrid_memory.errors import BackendError
@@ -51,15 +53,16 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
 async def serving_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
     """The server's lifespan: yields at once, so the handshake never waits on the stores.
 
-    They open in the background; requests that need them wait until they are open
-    (the protocol middleware awaits :meth:`AppContext.ready`). A store that cannot
-    open (locked by another process, a server that does not answer) stops the server
-    with that error, as it would have before the handshake.
+    They open in the background once the client is initialized (or a request needs
+    them); requests that need them wait until they are open (the protocol middleware
+    awaits :meth:`AppContext.ready`). A store that cannot open (locked by another
+    process, a server that does not answer) stops the server with that error.
     """
     app = _new_app(settings)
     stopping = anyio.Event()
 
     async def open_and_hold() -> None:
+        await app.open_requested()
         try:
             async with _open_service(settings, embedder) as service:
                 app.attach(service)
@@ -73,7 +76,8 @@ async def serving_app(settings: Settings, embedder: Embedder | None = None) -> A
         try:
             yield app
         finally:
-            # Not cancelled: an open that is under way finishes (or fails loudly), then closes.
+            # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
+            app.request_open()
             stopping.set()
 
 
@@ -126,8 +130,34 @@ async def _warm_up(embedder: Embedder) -> None:
         logger.exception("embedding model failed to load in the background")
 
 
+class _MemoryServer(MCPServer[AppContext]):
+    """Builds its tools on first use: their schemas cost more than the rest of the start-up,
+    and the handshake does not need them (the tools capability is there either way)."""
+
+    _tools_registered = False
+
+    def _ensure_tools(self) -> None:
+        if not self._tools_registered:
+            self._tools_registered = True
+            register_tools(self)
+
+    async def list_tools(self) -> list[MCPTool]:
+        self._ensure_tools()
+        return await super().list_tools()
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[AppContext, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        self._ensure_tools()
+        return await super().call_tool(name, arguments, context)
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self._ensure_tools()
+        return super()._tool_input_schema(name)
+
+
 def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPServer[AppContext]:
-    """The MCP server with every tool registered; nothing is opened until a transport runs it.
+    """The MCP server with every tool, resource and prompt; nothing is opened until a transport runs it.
 
     ``embedder`` lets several servers share one loaded model (tests, benchmarks); the
     server then leaves closing it to the caller.
@@ -150,7 +180,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         await opened[-1].ready()
         return opened[-1]
 
-    server: MCPServer[AppContext] = MCPServer(
+    server: MCPServer[AppContext] = _MemoryServer(
         "hybrid-memory",
         title="Hybrid memory",
         instructions=INSTRUCTIONS,
@@ -158,7 +188,6 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         lifespan=lifespan,
         log_level=settings.log_level,
     )
-    register_tools(server)
     register_resources(server, running)
     register_prompts(server)
     install_protocol_features(server)

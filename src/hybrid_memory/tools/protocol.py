@@ -2,8 +2,8 @@
 
 One server middleware does four things per request:
 
-- ``tools/call``, ``resources/read`` and ``prompts/get`` wait until the stores,
-  which open in the background after the handshake, are open.
+- ``tools/call``, ``resources/read`` and ``prompts/get`` wait until the stores are
+  open; they start opening in the background when the handshake completes.
 - ``tools/call`` with a progress token: the service's progress reports
   (:mod:`hybrid_memory.service.progress`) become ``notifications/progress``.
 - ``logging/setLevel`` is kept per connection (a 2026-07-28 client asks per request
@@ -102,6 +102,8 @@ class ProtocolMiddleware:
         self._server = server
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method == "notifications/initialized" and isinstance(ctx.lifespan_context, AppContext):
+            ctx.lifespan_context.request_open()  # the handshake is done: now the stores may take their time
         if ctx.request_id is None or ctx.method in ("initialize", "logging/setLevel"):
             return await call_next(ctx)
         if ctx.method in NEEDS_STORES and isinstance(ctx.lifespan_context, AppContext):
