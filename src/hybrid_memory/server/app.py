@@ -37,14 +37,17 @@ to what is known around it. forget deletes a memory, a note, or a whole thread."
 
 
 @asynccontextmanager
-async def open_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
+async def open_app(
+    settings: Settings, embedder: Embedder | None = None, *, warm_up: bool = True
+) -> AsyncIterator[AppContext]:
     """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit.
 
     Yields once everything is open: what command-line tools want. The server uses
-    :func:`serving_app`, which answers the handshake first.
+    :func:`serving_app`, which answers the handshake first. ``warm_up=False`` leaves
+    the model unloaded until something embeds (commands that only read never do).
     """
     app = _new_app(settings)
-    async with _open_service(settings, embedder) as service:
+    async with _open_service(settings, embedder, warm_up=warm_up) as service:
         app.attach(service)
         yield app
 
@@ -87,7 +90,9 @@ def _new_app(settings: Settings) -> AppContext:
 
 
 @asynccontextmanager
-async def _open_service(settings: Settings, embedder: Embedder | None) -> AsyncIterator[MemoryService]:
+async def _open_service(
+    settings: Settings, embedder: Embedder | None, *, warm_up: bool = True
+) -> AsyncIterator[MemoryService]:
     # Imported here, not at the top: the handshake needs none of them.
     from hybrid_memory.backends import open_graph_store, open_vector_store
     from hybrid_memory.embeddings import build_embedder
@@ -112,8 +117,9 @@ async def _open_service(settings: Settings, embedder: Embedder | None) -> AsyncI
             if repaired:
                 logger.warning("re-indexed %d notes whose vector copy was missing", repaired)
             async with anyio.create_task_group() as tg:
-                # The model loads in the background, after the handshake, so the client never waits on it.
-                tg.start_soon(_warm_up, embedder)
+                if warm_up:
+                    # The model loads in the background, after the handshake, so the client never waits on it.
+                    tg.start_soon(_warm_up, embedder)
                 try:
                     yield service
                 finally:
