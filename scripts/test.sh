@@ -21,6 +21,11 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
   apt-get install -y -qq chromium >/dev/null || echo "chromium not installed: the browser test will skip" >&2
 fi
 
+# The official MCP conformance suite and the Node 22 it runs on (pinned), for tests/e2e/test_conformance.py.
+if [ -f tools/conformance/package-lock.json ]; then
+  npm ci --silent --no-audit --no-fund --prefix tools/conformance
+fi
+
 # The suite runs on the packaged int8 model unless HYBRID_MEMORY_EMBEDDING_MODEL_PATH names
 # another; the fp32 tests in tests/embeddings find ../shared/models/all-MiniLM-L6-v2-onnx
 # by themselves (HYBRID_MEMORY_TEST_FP32_MODEL_PATH elsewhere) and skip without it.

@@ -39,7 +39,12 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit codes:\n" + describe_exit_codes(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio for one client that starts the server (default); http to share one server",
+    )
     serve.add_argument(
         "--host",
         help="HTTP bind address (HYBRID_MEMORY_HTTP_HOST, default 127.0.0.1); beyond loopback "
@@ -84,9 +89,7 @@ def _graph(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    export = sub.add_parser(
-        "export", help="write memories, notes and links to a file (docs/export-format.md)"
-    )
+    export = sub.add_parser("export", help="write memories, notes and links to a versioned JSON Lines file")
     export.add_argument("file", type=Path, help="the JSON Lines file to write")
     export.add_argument(
         "--project",
@@ -104,7 +107,12 @@ def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParse
     )
     imp.add_argument("file", type=Path, help="the file to import")
     imp.add_argument("--dry-run", action="store_true", help="validate the file and report; write nothing")
-    imp.add_argument("--format", choices=["auto", "hybrid-memory", "mcp-memory"], default="auto")
+    imp.add_argument(
+        "--format",
+        choices=["auto", "hybrid-memory", "mcp-memory"],
+        default="auto",
+        help="the file's kind: our export, or an MCP memory server's memory.jsonl (default: auto-detect)",
+    )
     imp.add_argument("--project", help="project for a memory.jsonl (HYBRID_MEMORY_PROJECT)")
     for p in (export, imp):
         p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
@@ -177,7 +185,7 @@ def _stats(settings: Settings) -> int:
     from hybrid_memory.server.app import open_app
 
     async def run() -> str:
-        async with open_app(settings) as app:
+        async with open_app(settings, warm_up=False) as app:
             return (await app.service.stats(app.scope)).model_dump_json(indent=2)
 
     # A client-side command: its report belongs on stdout.
@@ -201,7 +209,7 @@ def _cleanup(args: argparse.Namespace, settings: Settings) -> int:
     from hybrid_memory.server.app import open_app
 
     async def run() -> tuple[list[PreviewItem], bool, CleanupResult | None]:
-        async with open_app(settings) as app:
+        async with open_app(settings, warm_up=False) as app:
             service = app.service
             if not args.dry_run:
                 return [], False, await service.cleanup(app.scope)
@@ -245,7 +253,10 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     locomo.add_argument("--limit", type=int, default=20, help="recall_memory limit per question (default 20)")
     locomo.add_argument(
-        "--baselines", action=argparse.BooleanOptionalAction, default=True, help="also run BM25, dense, RRF"
+        "--baselines",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the BM25, dense and RRF baselines in this process (default: yes)",
     )
     # The server under test gets its own temporary data dir and one project per conversation.
     evaluate.set_defaults(data_dir=None, project=None)

@@ -31,7 +31,7 @@ LIMITS = {
 def hybrid_memory(command: str, data_dir: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run ``hybrid-memory COMMAND`` on ``data_dir`` for project ``test``, with extra environment."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_MEMORY_", "QDRANT_", "NEO4J_"))}
-    clean.update(env, HYBRID_MEMORY_EMBEDDING_MODEL_PATH=str(model_dir()))
+    clean.update({"HYBRID_MEMORY_EMBEDDING_MODEL_PATH": str(model_dir()), **env})
     argv = [sys.executable, "-m", "hybrid_memory", command, "--data-dir", str(data_dir), "--project", "test"]
     return subprocess.run(
         [*argv, *flags],
@@ -94,3 +94,23 @@ async def test_stats_command_prints_the_projects_counts_as_json(tmp_path: Path, 
     stats = json.loads(done.stdout)
     assert (stats["project"], stats["items"]) == ("test", 3)
     assert {k["kind"]: k["count"] for k in stats["by_kind"]}["message"] == 3
+
+
+async def test_read_only_commands_never_load_the_model(tmp_path: Path, embedder: Embedder) -> None:
+    data = tmp_path / "data"
+    messages = [MessageIn(role="user", content=f"Message number {i}.", id=f"m{i}") for i in range(3)]
+    async with open_app(make_settings(data), embedder) as app:
+        await app.service.remember_thread(SCOPE, ThreadDraft("t", messages))
+    # The model's directory without its weights: loading it would fail, and say so on stderr.
+    no_weights = tmp_path / "no-weights"
+    no_weights.mkdir()
+    for part in model_dir().iterdir():
+        if part.suffix != ".onnx":
+            (no_weights / part.name).symlink_to(part)
+    env = {"HYBRID_MEMORY_EMBEDDING_MODEL_PATH": str(no_weights), **LIMITS}
+
+    for command, flags in (("stats", ()), ("cleanup", ("--dry-run",)), ("export", ())):
+        args = (str(tmp_path / "out.jsonl"), "--quiet") if command == "export" else flags
+        done = hybrid_memory(command, data, *args, **env)
+        assert done.returncode == 0, done.stderr
+        assert "model" not in done.stderr.lower(), done.stderr

@@ -34,7 +34,6 @@ from mcp.shared.exceptions import MCPError
 
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.errors import HybridMemoryError
-from hybrid_memory.evaluation.baselines import bm25_run, dense_run, rrf_run
 from hybrid_memory.evaluation.locomo import Conversation, Dataset, RetrieverRun, Session, load_locomo
 from hybrid_memory.evaluation.report import build_report
 from hybrid_memory.settings import EmbeddingSettings
@@ -229,6 +228,8 @@ async def evaluate_locomo(
     )
     runs = [await server_run(dataset, model_path=embedding.model_path, limit=limit)]
     if baselines:
+        from hybrid_memory.evaluation.baselines import bm25_run, dense_run, rrf_run
+
         bm25 = bm25_run(dataset, BASELINE_DEPTH)
         embedder = build_embedder(embedding)
         try:

@@ -5,22 +5,28 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools.tool_manager import ToolManager
+from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as MCPTool
 
 from hybrid_memory import __version__
-from hybrid_memory.backends import open_graph_store, open_vector_store
-from hybrid_memory.embeddings import build_embedder
-from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
-from hybrid_memory.service import MemoryService
 from hybrid_memory.settings import Settings
-from hybrid_memory.tools import build_tools
+from hybrid_memory.tools import ToolSet, build_tools, knowledge
 from hybrid_memory.tools._guard import guard_tool_calls
 from hybrid_memory.tools.context import AppContext
-from hybrid_memory.tools.knowledge import register_prompts
+from hybrid_memory.tools.prompts import register_prompts
+from hybrid_memory.tools.protocol import install_protocol_features
+from hybrid_memory.tools.resources import register_resources
+
+if TYPE_CHECKING:
+    from hybrid_memory.embeddings.base import Embedder
+    from hybrid_memory.service import MemoryService
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +39,73 @@ to what is known around it. forget deletes a memory, a note, or a whole thread."
 
 
 @asynccontextmanager
-async def open_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
-    """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit."""
+async def open_app(
+    settings: Settings, embedder: Embedder | None = None, *, warm_up: bool = True
+) -> AsyncIterator[AppContext]:
+    """Open both stores (and the embedder unless one is given), repair half-done writes, close on exit.
+
+    Yields once everything is open: what command-line tools want. The server uses
+    :func:`serving_app`, which answers the handshake first. ``warm_up=False`` leaves
+    the model unloaded until something embeds (commands that only read never do).
+    """
+    app = _new_app(settings)
+    async with _open_service(settings, embedder, warm_up=warm_up) as service:
+        app.attach(service)
+        yield app
+
+
+@asynccontextmanager
+async def serving_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
+    """The server's lifespan: yields at once, so the handshake never waits on the stores.
+
+    They open in the background once the client is initialized (or a request needs
+    them); requests that need them wait until they are open (the protocol middleware
+    awaits :meth:`AppContext.ready`). A store that cannot open (locked by another
+    process, a server that does not answer) stops the server with that error.
+    """
+    app = _new_app(settings)
+    stopping = anyio.Event()
+
+    async def open_and_hold() -> None:
+        await app.open_requested()
+        try:
+            async with _open_service(settings, embedder) as service:
+                app.attach(service)
+                logger.info(
+                    "memory open; vectors: %s, graph: %s, data dir: %s",
+                    settings.resolved_vector_backend,
+                    settings.resolved_graph_backend,
+                    settings.data_dir,
+                )
+                await stopping.wait()
+        except BaseException as exc:
+            app.fail(exc)
+            raise
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(open_and_hold)
+        try:
+            yield app
+        finally:
+            # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
+            app.request_open()
+            stopping.set()
+
+
+def _new_app(settings: Settings) -> AppContext:
+    scope = Scope(project=settings.project or "default", user=settings.user)
+    return AppContext(scope, project_from_roots=settings.project is None)
+
+
+@asynccontextmanager
+async def _open_service(
+    settings: Settings, embedder: Embedder | None, *, warm_up: bool = True
+) -> AsyncIterator[MemoryService]:
+    # Imported here, not at the top: the handshake needs none of them.
+    from hybrid_memory.backends import open_graph_store, open_vector_store
+    from hybrid_memory.embeddings import build_embedder
+    from hybrid_memory.service import MemoryService
+
     owned = embedder is None
     if embedder is None:
         embedder = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
@@ -50,7 +121,7 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
             open_graph_store(settings) as graph,
         ):
             service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
-            scope = Scope(project=settings.project or "default", user=settings.user)
+            scope = _new_app(settings).scope
             try:
                 repaired = await service.repair(scope)
             except BackendUnavailableError as exc:  # a server store that is down: repair when it is back
@@ -59,12 +130,11 @@ async def open_app(settings: Settings, embedder: Embedder | None = None) -> Asyn
             if repaired:
                 logger.warning("re-indexed %d notes whose vector copy was missing", repaired)
             async with anyio.create_task_group() as tg:
-                # The model loads in the background, after the handshake, so the client never waits on it.
-                tg.start_soon(_warm_up, embedder)
+                if warm_up:
+                    # The model loads in the background, after the handshake, so the client never waits on it.
+                    tg.start_soon(_warm_up, embedder)
                 try:
-                    yield AppContext(
-                        service=service, scope=scope, project_from_roots=settings.project is None
-                    )
+                    yield service
                 finally:
                     tg.cancel_scope.cancel()
     finally:
@@ -79,25 +149,61 @@ async def _warm_up(embedder: Embedder) -> None:
         logger.exception("embedding model failed to load in the background")
 
 
+class _MemoryServer(MCPServer[AppContext]):
+    """Builds its tools on first use: their schemas cost more than the rest of the start-up,
+    and the handshake does not need them (the tools capability is there either way)."""
+
+    def __init__(self, *args: Any, tool_set: ToolSet, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._tool_set: ToolSet = tool_set
+        self._tools_built = False
+
+    def _ensure_tools(self) -> None:
+        if not self._tools_built:
+            self._tools_built = True
+            # The SDK takes finished tools only in its constructor; their lean schemas are set there.
+            self._tool_manager = ToolManager(tools=build_tools(self._tool_set))
+
+    async def list_tools(self) -> list[MCPTool]:
+        self._ensure_tools()
+        return await super().list_tools()
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[AppContext, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        self._ensure_tools()
+        return await super().call_tool(name, arguments, context)
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self._ensure_tools()
+        return super()._tool_input_schema(name)
+
+
 def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPServer[AppContext]:
-    """The MCP server with every tool registered; nothing is opened until a transport runs it.
+    """The MCP server with every tool, resource and prompt; nothing is opened until a transport runs it.
 
     ``embedder`` lets several servers share one loaded model (tests, benchmarks); the
     server then leaves closing it to the caller.
     """
 
+    opened: list[AppContext] = []
+
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        async with open_app(settings, embedder) as app:
-            logger.info(
-                "memory open; vectors: %s, graph: %s, data dir: %s",
-                settings.resolved_vector_backend,
-                settings.resolved_graph_backend,
-                settings.data_dir,
-            )
-            yield app
+        async with serving_app(settings, embedder) as app:
+            opened.append(app)
+            try:
+                yield app
+            finally:
+                opened.remove(app)
 
-    server: MCPServer[AppContext] = MCPServer(
+    async def running() -> AppContext:
+        if not opened:
+            raise RuntimeError("the server is not running")
+        await opened[-1].ready()
+        return opened[-1]
+
+    server: MCPServer[AppContext] = _MemoryServer(
         "hybrid-memory",
         title="Hybrid memory",
         instructions=INSTRUCTIONS,
@@ -105,7 +211,10 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         lifespan=lifespan,
         log_level=settings.log_level,
         middleware=[guard_tool_calls],
-        tools=build_tools(settings.tools),
+        tool_set=settings.tools,
     )
+    register_resources(server, running)
     register_prompts(server)
+    install_protocol_features(server)
+    knowledge.register_prompts(server)
     return server

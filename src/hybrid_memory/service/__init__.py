@@ -1,9 +1,29 @@
-"""The use cases of the memory server, over the storage protocols and the embedder."""
+"""The use cases of the memory server, over the storage protocols and the embedder.
 
-from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
-from hybrid_memory.service.core import MemoryService
-from hybrid_memory.service.recall import RecallOptions
-from hybrid_memory.service.threads import memory_id
+The names below load on first use: a submodule such as :mod:`.progress` can be
+imported without pulling in the stores, the ranker and the embedding providers.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
+    from hybrid_memory.service.core import MemoryService
+    from hybrid_memory.service.recall import RecallOptions
+    from hybrid_memory.service.threads import memory_id
+
+_EXPORTS = {
+    "DryRun": "commands",
+    "NoteDraft": "commands",
+    "TaskDraft": "commands",
+    "ThreadDraft": "commands",
+    "MemoryService": "core",
+    "RecallOptions": "recall",
+    "memory_id": "threads",
+}
 
 __all__ = [
     "DryRun",
@@ -14,3 +34,9 @@ __all__ = [
     "ThreadDraft",
     "memory_id",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

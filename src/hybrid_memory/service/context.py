@@ -25,6 +25,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
+from hybrid_memory.service._pages import pages
 from hybrid_memory.service.recall import RecallOptions
 
 MAX_CORE = 100
@@ -138,10 +139,7 @@ class ContextBuilder:
         """The thread's latest messages, newest first."""
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
         found: list[Memory] = []
-        offset: str | None = None
-        while True:
-            page, offset = await self._vectors.scroll(flt, 256, offset)
-            found.extend(page)
-            found = sorted(found, key=lambda m: (m.created_at, m.chunk_index), reverse=True)[:MAX_WORKING]
-            if offset is None:
-                return found
+        async for page in pages(self._vectors, flt):
+            found = sorted([*found, *page], key=lambda m: (m.created_at, m.chunk_index), reverse=True)
+            found = found[:MAX_WORKING]
+        return found

@@ -23,6 +23,8 @@ from hybrid_memory.models import (
     Link,
     Memory,
     MemoryContext,
+    MemoryFilter,
+    MemoryKind,
     MemoryStats,
     Neighbourhood,
     NoteResult,
@@ -37,6 +39,7 @@ from hybrid_memory.models import (
     Walk,
 )
 from hybrid_memory.service import _validate
+from hybrid_memory.service._pages import pages
 from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
 from hybrid_memory.service.forgetting import forget
@@ -235,6 +238,19 @@ class MemoryService:
         self._lifecycle.record_recall(scope, bool(context.recalled))
         await self._lifecycle.touch(scope, used)
         return context
+
+    async def core_memory(self, scope: Scope, limit: int) -> list[Memory]:
+        """The pinned memories, most important first."""
+        pinned, _ = await self._vectors.scroll(MemoryFilter(scope=scope, pinned=True), limit)
+        return sorted(pinned, key=lambda m: (-(m.importance or 0.5), m.created_at))
+
+    async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
+        """A thread's stored messages in the order they were said; NotFoundError when it has none."""
+        flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+        found = [m async for page in pages(self._vectors, flt) for m in page]
+        if not found:
+            raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
+        return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
 
     # --- tasks ---------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -38,7 +38,7 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service import eviction
+from hybrid_memory.service import eviction, progress
 from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.summary import Summarizer as Summarizer
 from hybrid_memory.service.summary import SummaryRequest as SummaryRequest
@@ -51,6 +51,18 @@ logger = logging.getLogger(__name__)
 MAX_LISTED = 500
 MAX_REPLACES = 1000
 PAGE = 256
+
+
+Step = Callable[[int, str], Awaitable[None]]
+"""One step of three done, with what comes next: how cleanup reports its progress."""
+
+
+async def _quiet(done: int, message: str) -> None:
+    """A write's own enforcement reports nothing: the write reports its own progress."""
+
+
+async def _cleanup_step(done: int, message: str) -> None:
+    await progress.report(done, 3, message)
 
 
 @dataclass
@@ -181,16 +193,20 @@ class Lifecycle:
             return evicted
 
     async def _apply(
-        self, scope: Scope, summarizer: Summarizer | None, *, remove_expired: bool
+        self, scope: Scope, summarizer: Summarizer | None, *, remove_expired: bool, step: Step = _quiet
     ) -> tuple[_Planned, int, str | None]:
         """Plan from a full scan and carry it out; the running counts start again from the scan."""
         self._usage.scanning(scope)
         try:
+            await step(0, "planning")
             planned = await self._plan(scope, utcnow())
             if remove_expired:
+                await step(1, f"deleting {len(planned.expired)} expired memories")
                 removed = await self._remove(scope, planned.expired)
                 self._counters[scope].deleted_expired += len(removed)
+            await step(2, f"evicting {len(planned.plan.evictions)} memories")
             evicted, summary_id = await self._evict(scope, planned, summarizer)
+            await step(3, "done")
         except BaseException:
             self._usage.forget(scope)
             raise
@@ -201,7 +217,9 @@ class Lifecycle:
     async def cleanup(self, scope: Scope, summarizer: Summarizer | None = None) -> CleanupResult:
         """Delete expired memories (retention), then evict what the limits require."""
         async with self._locks[scope]:
-            planned, evicted, summary_id = await self._apply(scope, summarizer, remove_expired=True)
+            planned, evicted, summary_id = await self._apply(
+                scope, summarizer, remove_expired=True, step=_cleanup_step
+            )
         ids = [m.id for m in planned.expired] + [e.id for e in planned.plan.evictions]
         return CleanupResult(
             deleted=len(planned.expired), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]

@@ -25,7 +25,7 @@ from hybrid_memory.models import (
     ThreadList,
     utcnow,
 )
-from hybrid_memory.service import _validate
+from hybrid_memory.service import _validate, progress
 from hybrid_memory.service.commands import ThreadDraft
 from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
@@ -37,6 +37,8 @@ _ID_NAMESPACE = uuid.UUID("6f1c2a8e-4a53-4f0e-9a0b-3d0f3f7e2c11")
 
 MAX_LISTED_IDS = 500
 """Memory ids a result lists: 500 ids are about 10,000 tokens."""
+PROGRESS_BATCH = 16
+"""Memories embedded between two progress reports."""
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -237,8 +239,12 @@ class Threads:
     ) -> RememberResult:
         """Store the plan's new or changed memories, then evict what the limits require."""
         to_write = await self.changed(scope, plan)
+        # Embedding is most of the work: a batch at a time, so a listener sees it advance.
         # A memory's neighbour left out of to_write is stored unchanged: the indexer reads its text.
-        await self._indexer.store(to_write)
+        for start in range(0, len(to_write), PROGRESS_BATCH):
+            await self._indexer.store(to_write[start : start + PROGRESS_BATCH])
+            done = min(start + PROGRESS_BATCH, len(to_write))
+            await progress.report(done, len(to_write), "memories embedded")
         evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
         changed = {m.id for m in to_write}
         stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))

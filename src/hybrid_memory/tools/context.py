@@ -2,24 +2,66 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp.server.mcpserver import Context
 
 from hybrid_memory.models import Scope
-from hybrid_memory.service import MemoryService
+
+if TYPE_CHECKING:
+    from hybrid_memory.service import MemoryService
 
 
-@dataclass(frozen=True)
 class AppContext:
-    """What every tool receives through ``ctx.request_context.lifespan_context``."""
+    """What every tool receives through ``ctx.request_context.lifespan_context``.
 
-    service: MemoryService
-    scope: Scope
-    """The configured scope; without HYBRID_MEMORY_PROJECT its project is ``default``."""
-    project_from_roots: bool = False
-    """No project configured: each session's project comes from the client's first MCP root."""
+    The server answers the handshake before its stores are open: they open once the
+    client has said ``initialized`` (or a request needs them, :meth:`request_open`),
+    the service is attached when they are, and every request that uses it waits for
+    that first (:meth:`ready`; the protocol middleware calls both).
+    """
+
+    def __init__(self, scope: Scope, *, project_from_roots: bool = False) -> None:
+        self.scope = scope
+        """The configured scope; without HYBRID_MEMORY_PROJECT its project is ``default``."""
+        self.project_from_roots = project_from_roots
+        """No project configured: each session's project comes from the client's first MCP root."""
+        self._service: MemoryService | None = None
+        self._failure: BaseException | None = None
+        self._settled = anyio.Event()
+        self._open_requested = anyio.Event()
+
+    @property
+    def service(self) -> MemoryService:
+        if self._service is None:
+            raise RuntimeError("the memory service is not open yet; await AppContext.ready() first")
+        return self._service
+
+    def request_open(self) -> None:
+        """Start opening the stores, if that has not started yet."""
+        self._open_requested.set()
+
+    async def open_requested(self) -> None:
+        """Return once someone asked for the stores."""
+        await self._open_requested.wait()
+
+    def attach(self, service: MemoryService) -> None:
+        """The stores are open: requests may use ``service`` from now on."""
+        self._service = service
+        self._settled.set()
+
+    def fail(self, exc: BaseException) -> None:
+        """The stores could not be opened: waiting requests fail with ``exc``."""
+        self._failure = exc
+        self._settled.set()
+
+    async def ready(self) -> None:
+        """Open the stores if needed; return once the service is attached; raise what kept it from opening."""
+        self.request_open()
+        await self._settled.wait()
+        if self._failure is not None:
+            raise self._failure
 
 
 AppCtx = Context[AppContext, Any]

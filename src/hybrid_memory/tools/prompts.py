@@ -1,0 +1,32 @@
+"""Prompts a client can offer its user: memory context for what the conversation is about."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from hybrid_memory.tools.context import AppCtx, app
+
+PROMPT_MAX_TOKENS = 1500
+
+
+async def memory_context(query: str, ctx: AppCtx, thread_id: str | None = None) -> str:
+    """What memory knows about `query`: core memory, the thread's latest messages, recalled memories.
+
+    One message to start a conversation with, within about 1,500 tokens, each line citing
+    its source as [memory:<id>].
+    """
+    context = await app(ctx).service.memory_context(
+        app(ctx).scope, query, thread_id=thread_id, max_tokens=PROMPT_MAX_TOKENS
+    )
+    if not context.text:
+        return f"Memory has nothing on: {query}"
+    return (
+        f"What long-term memory holds about: {query}\n\n{context.text}\n\n"
+        "Cite a memory as [memory:<id>] when you use it."
+    )
+
+
+def register_prompts(server: MCPServer[Any]) -> None:
+    server.prompt(title="Memory context")(memory_context)
