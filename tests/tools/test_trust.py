@@ -177,9 +177,9 @@ HUGE_ID = "n" * 100_001
         (
             "remember_thread",
             {"thread_id": "t", "messages": [{"text": "no role"}] * 10_000},
-            "Error executing tool remember_thread: 20,000 argument problems: "
-            "messages.0.role: Field required; messages.0.content: Field required; "
-            "messages.1.role: Field required (and 19,997 more). "
+            "Error executing tool remember_thread: 10,000 argument problems: "
+            "messages.0.role: Field required; messages.1.role: Field required; "
+            "messages.2.role: Field required (and 9,997 more). "
             "Fix them and call again; the tool's input schema describes every argument.",
         ),
         (
