@@ -62,9 +62,11 @@ OPTIMIZE_IDLE_S = 2.0
 
 def edge_filter(flt: MemoryFilter) -> qe.Filter:
     """``flt`` as an Edge filter (its meaning lives in :func:`common.filter_conditions`)."""
-    must: list[qe.FieldCondition | qe.HasIdCondition] = []
+    must: list[qe.FieldCondition | qe.HasIdCondition | qe.Filter] = []
     for c in common.filter_conditions(flt):
-        if isinstance(c, common.MatchValue):
+        if isinstance(c, common.Alive):
+            must.append(_edge_alive(c))
+        elif isinstance(c, common.MatchValue):
             must.append(qe.FieldCondition(c.key, match=qe.MatchValue(c.value)))
         elif isinstance(c, common.MatchAny):
             must.append(qe.FieldCondition(c.key, match=qe.MatchAny(list(c.values))))
@@ -73,6 +75,16 @@ def edge_filter(flt: MemoryFilter) -> qe.Filter:
         else:
             must.append(qe.HasIdCondition(set(c.ids)))
     return qe.Filter(must=list(must))
+
+
+def _edge_alive(c: common.Alive) -> qe.Filter:
+    unexpired = qe.Filter(
+        must=[]
+        if c.retained_from is None
+        else [qe.FieldCondition("created_at", range=qe.RangeDateTime(gte=c.retained_from))],
+        must_not=[qe.FieldCondition("expires_at", range=qe.RangeDateTime(lte=c.now))],
+    )
+    return qe.Filter(should=[qe.FieldCondition("pinned_kw", match=qe.MatchValue("true")), unexpired])
 
 
 def _edge_config(dimension: int) -> qe.EdgeConfig:
