@@ -307,7 +307,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     if args.transport == "http":
         anyio.run(serve_http, server, settings.http, settings.log_level)
     else:
-        server.run("stdio")
+        from hybrid_memory.server.shared import serve_stdio
+
+        anyio.run(serve_stdio, server, settings.data_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -166,7 +166,7 @@ class LifecycleSettings(BaseSettings):
     summarize_on_evict: bool = True
     """Replace evicted memories by one summary memory instead of dropping them."""
     retention_days: float | None = Field(default=None, gt=0)
-    """Memories older than this are deleted by the cleanup pass (pinned ones are spared)."""
+    """Memories older than this are expired: never read back, deleted by cleanup; a pin always wins."""
     summary_model: str | None = None
     """An OpenAI-compatible chat model for eviction summaries when the client cannot sample."""
     summary_base_url: str | None = None

@@ -36,6 +36,7 @@ from hybrid_memory.errors import (
     StoreLockedError,
 )
 from hybrid_memory.models import (
+    Liveness,
     Memory,
     MemoryFilter,
     MemoryKind,
@@ -301,6 +302,9 @@ async def test_search_sparse_of_stop_words_only_finds_nothing(store: VectorStore
     assert await store.search_sparse(BM25.encode_query("the of"), scoped(), 10) == []
 
 
+DAY = timedelta(days=1)
+
+
 # --- filters ----------------------------------------------------------------------------------------
 
 
@@ -360,6 +364,17 @@ FILTER_CASES: list[tuple[str, dict[str, Any], set[str]]] = [
     ("not private", {"private": False}, {"m1", "m2", "m3", "n2", "s1"}),
     ("expires_before is exclusive", {"expires_before": T0 + timedelta(days=20)}, {"m2"}),
     ("expires_before", {"expires_before": T0 + timedelta(days=21)}, {"m2", "n1"}),
+    ("alive before anything expires", {"alive": Liveness(now=T0)}, {"m1", "m2", "m3", "n1", "n2", "s1"}),
+    (
+        "alive: expires_at at now has expired",
+        {"alive": Liveness(now=T0 + 9 * DAY)},
+        {"m1", "m3", "n1", "n2", "s1"},
+    ),
+    (
+        "alive under retention: a pin always wins",
+        {"alive": Liveness(now=T0 + 30 * DAY, retained_from=T0 + 3 * DAY)},
+        {"m1", "n2", "s1"},
+    ),
 ]
 
 

@@ -67,9 +67,10 @@ async def test_stdio_story_survives_a_restart(tmp_path: Path) -> None:
             await second_session(client, ids)
 
 
-async def test_second_process_on_the_same_store_gets_a_clear_error(tmp_path: Path) -> None:
-    with anyio.fail_after(120):
-        async with Client(stdio_params(tmp_path)) as client:
+async def test_stdio_server_on_a_store_an_http_server_owns_gets_a_clear_error(tmp_path: Path) -> None:
+    # stdio servers share a store among themselves (test_shared_stdio.py); an HTTP server's is its own.
+    with anyio.fail_after(120), http_server(tmp_path) as server:
+        async with Client(server.url) as client:
             await call(client, "remember_thread", thread_id="t", messages=THREAD[:1])
             second = await anyio.run_process(
                 [sys.executable, "-m", "hybrid_memory", "serve"],

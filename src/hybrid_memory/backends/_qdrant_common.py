@@ -271,7 +271,16 @@ class HasId:
     ids: tuple[str, ...]
 
 
-Condition = MatchValue | MatchAny | DatetimeRange | HasId
+@dataclass(frozen=True)
+class Alive:
+    """Not expired (:class:`~hybrid_memory.models.Liveness`): pinned, or else no ``expires_at``
+    at or before ``now`` and, with ``retained_from``, created at or after it."""
+
+    now: str
+    retained_from: str | None
+
+
+Condition = MatchValue | MatchAny | DatetimeRange | HasId | Alive
 
 
 def filter_conditions(flt: MemoryFilter) -> list[Condition]:
@@ -311,4 +320,7 @@ def filter_conditions(flt: MemoryFilter) -> list[Condition]:
         conditions.append(MatchValue("private_kw", "true" if flt.private else "false"))
     if flt.expires_before is not None:
         conditions.append(DatetimeRange("expires_at", gte=None, lt=utc_iso(flt.expires_before)))
+    if flt.alive is not None:
+        since = flt.alive.retained_from
+        conditions.append(Alive(utc_iso(flt.alive.now), None if since is None else utc_iso(since)))
     return conditions

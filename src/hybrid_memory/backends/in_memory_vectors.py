@@ -63,9 +63,22 @@ def _datetime(value: object) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else None
 
 
+def _alive(payload: Mapping[str, Any], condition: common.Alive) -> bool:
+    if payload.get("pinned_kw") == "true":
+        return True
+    expires = _datetime(payload.get("expires_at"))
+    if expires is not None and expires <= datetime.fromisoformat(condition.now):
+        return False
+    since = _datetime(condition.retained_from)
+    created = _datetime(payload.get("created_at"))
+    return since is None or (created is not None and created >= since)
+
+
 def _matches(pid: str, payload: Mapping[str, Any], condition: common.Condition) -> bool:
     if isinstance(condition, common.HasId):
         return pid in condition.ids
+    if isinstance(condition, common.Alive):
+        return _alive(payload, condition)
     value = payload.get(condition.key)
     if isinstance(condition, common.DatetimeRange):
         at = _datetime(value)

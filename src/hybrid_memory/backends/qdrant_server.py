@@ -40,11 +40,31 @@ _METADATA_SINCE = (1, 16)
 _UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
 
 
+def _server_alive(c: common.Alive) -> models.Filter:
+    since = (
+        []
+        if c.retained_from is None
+        else [
+            models.FieldCondition(
+                key="created_at", range=models.DatetimeRange(gte=datetime.fromisoformat(c.retained_from))
+            )
+        ]
+    )
+    expired = models.FieldCondition(
+        key="expires_at", range=models.DatetimeRange(lte=datetime.fromisoformat(c.now))
+    )
+    unexpired = models.Filter(must=list(since), must_not=[expired])
+    pinned = models.FieldCondition(key="pinned_kw", match=models.MatchValue(value="true"))
+    return models.Filter(should=[pinned, unexpired])
+
+
 def server_filter(flt: MemoryFilter) -> models.Filter:
     """``flt`` as a qdrant-client filter (its meaning lives in :func:`common.filter_conditions`)."""
     must: list[models.Condition] = []
     for c in common.filter_conditions(flt):
-        if isinstance(c, common.MatchValue):
+        if isinstance(c, common.Alive):
+            must.append(_server_alive(c))
+        elif isinstance(c, common.MatchValue):
             must.append(models.FieldCondition(key=c.key, match=models.MatchValue(value=c.value)))
         elif isinstance(c, common.MatchAny):
             must.append(models.FieldCondition(key=c.key, match=models.MatchAny(any=list(c.values))))

@@ -1,13 +1,14 @@
 """The embedded graph store: notes, links and full-text search in one SQLite file.
 
 Zero set-up default of :class:`~hybrid_memory.backends.base.GraphStore`. SQLite is
-synchronous, so every call runs in a worker thread on **one** connection, one call
-at a time. One connection is enough because SQLite admits a single writer anyway and
-a note lookup takes microseconds; it keeps transactions simple (no connection sees
-another's half-done write) and avoids per-thread connections, which anyio's pooled,
-expiring worker threads would leak. Waiting for the connection happens on a
-``CapacityLimiter(1)`` in the event loop, so queued calls hold no worker thread and
-stay cancellable; the thread lock underneath makes single use a hard invariant.
+synchronous, so every call runs in a worker thread on one of **two** connections, one
+call at a time on each: writes on one (SQLite admits a single writer anyway), reads on
+the other, so a read never queues behind a write's commit (an fsync, for durability)
+and sees only committed data (WAL mode). Two fixed connections rather than one per
+thread, which anyio's pooled, expiring worker threads would leak. Waiting for a
+connection happens on a ``CapacityLimiter(1)`` in the event loop, so queued calls hold
+no worker thread and stay cancellable; a thread lock underneath makes single use a hard
+invariant.
 """
 
 from __future__ import annotations
@@ -97,13 +98,22 @@ class SqliteGraphStore:
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._limiter: anyio.CapacityLimiter | None = None
+        self._reader: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
+        self._read_limiter: anyio.CapacityLimiter | None = None
 
     async def open(self) -> None:
         """Open (creating the file and its directory if needed) and create the schema."""
         if self._conn is not None:
             return
-        self._limiter = anyio.CapacityLimiter(1)
+        self._limiter, self._read_limiter = anyio.CapacityLimiter(1), anyio.CapacityLimiter(1)
         self._conn = await anyio.to_thread.run_sync(self._connect, limiter=self._limiter)
+        try:
+            self._reader = await anyio.to_thread.run_sync(self._connect, limiter=self._read_limiter)
+        except BaseException:
+            conn, self._conn = self._conn, None
+            conn.close()
+            raise
         logger.info("graph store open at %s", self._path)
 
     def _connect(self) -> sqlite3.Connection:
@@ -132,7 +142,10 @@ class SqliteGraphStore:
         """Close the connection; safe to call twice."""
         if self._conn is None:
             return
-        conn = self._conn
+        conn, reader = self._conn, self._reader
+        if reader is not None:
+            await self._read(lambda _: reader.close())
+            self._reader = None
         await self._run(lambda _: conn.close())
         self._conn = None
 
@@ -147,13 +160,25 @@ class SqliteGraphStore:
         return BackendError(f"The graph store at {self._path} failed: {exc}")
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn`` on the connection in a worker thread, mapping sqlite3 errors to ours."""
-        conn, limiter = self._conn, self._limiter
+        """Run ``fn`` on the writing connection in a worker thread, mapping sqlite3 errors to ours."""
+        return await self._on(self._conn, self._limiter, self._lock, fn)
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn``, which only reads, on the reading connection."""
+        return await self._on(self._reader, self._read_limiter, self._read_lock, fn)
+
+    async def _on(
+        self,
+        conn: sqlite3.Connection | None,
+        limiter: anyio.CapacityLimiter | None,
+        lock: threading.Lock,
+        fn: Callable[[sqlite3.Connection], T],
+    ) -> T:
         if conn is None or limiter is None:
             raise RuntimeError("SqliteGraphStore is not open; call open() first.")
 
         def call() -> T:
-            with self._lock:
+            with lock:
                 try:
                     return fn(conn)
                 except sqlite3.Error as exc:
@@ -205,7 +230,7 @@ class SqliteGraphStore:
             WHERE project = ? AND user = ? AND id IN (SELECT value FROM json_each(?))
         """
         params = (scope.project, scope.user, json.dumps(list(ids), ensure_ascii=False))
-        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [note_from_row(row) for row in rows]
 
     async def delete_note(self, scope: Scope, note_id: str) -> bool:
@@ -223,13 +248,13 @@ class SqliteGraphStore:
             " ORDER BY n.created DESC, n.id DESC LIMIT :limit OFFSET :offset"
         )
         params.update(limit=max(limit, 0), offset=max(offset, 0))
-        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [note_from_row(row) for row in rows]
 
     async def count_notes(self, flt: NoteFilter) -> int:
         where, params = note_where(flt)
         sql = f"SELECT count(*) FROM notes AS n WHERE {where}"
-        row = await self._run(lambda conn: conn.execute(sql, params).fetchone())
+        row = await self._read(lambda conn: conn.execute(sql, params).fetchone())
         return int(row[0])
 
     async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
@@ -250,7 +275,7 @@ class SqliteGraphStore:
             LIMIT :limit
         """
         params.update(query=query, limit=limit)
-        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [NoteHit(note=note_from_row(row), score=-float(row["rank"])) for row in rows]
 
     # -- links ---------------------------------------------------------------------------------
@@ -310,13 +335,13 @@ class SqliteGraphStore:
             " ORDER BY from_id, to_id, relation LIMIT ? OFFSET ?"
         )
         params = (scope.project, scope.user, max(limit, 0), max(offset, 0))
-        rows = await self._run(lambda conn: conn.execute(sql, params).fetchall())
+        rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [link_from_row(row) for row in rows]
 
     async def scopes(self) -> list[Scope]:
         """Every (project, user) holding a note, sorted; links live inside a note's scope."""
         sql = "SELECT DISTINCT project, user FROM notes ORDER BY project, user"
-        rows = await self._run(lambda conn: conn.execute(sql).fetchall())
+        rows = await self._read(lambda conn: conn.execute(sql).fetchall())
         return [Scope(project=row["project"], user=row["user"]) for row in rows]
 
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
@@ -384,7 +409,7 @@ class SqliteGraphStore:
             return note_rows, link_rows.fetchall()
 
         # One read transaction: both queries see the same snapshot even while another process writes.
-        note_rows, link_rows = await self._run(lambda conn: _transaction(conn, traverse, "BEGIN"))
+        note_rows, link_rows = await self._read(lambda conn: _transaction(conn, traverse, "BEGIN"))
         return Neighbourhood(
             notes=[note_from_row(row) for row in note_rows],
             links=[link_from_row(row) for row in link_rows],

@@ -7,6 +7,7 @@ use cases take and give. ``lifecycle``: what pins, context, limits, stats and ta
 from hybrid_memory.models.domain import (
     Direction,
     Link,
+    Liveness,
     Memory,
     MemoryFilter,
     MemoryKind,
@@ -58,6 +59,7 @@ __all__ = [
     "KindStats",
     "LimitsInfo",
     "Link",
+    "Liveness",
     "Memory",
     "MemoryContext",
     "MemoryFilter",

@@ -127,6 +127,30 @@ class MemoryRecord(BaseModel):
     """BM25 of the text with the message before it; None: the same as ``sparse``."""
 
 
+class Liveness(BaseModel):
+    """Which memories count as not expired: the one precedence between pins and retention.
+
+    A pinned memory never expires. An unpinned one has expired once its own ``expires_at``
+    (from a per-item ``retention_days``) is at or before ``now``, or when it was created
+    before ``retained_from`` (the project's ``retention_days``).
+    """
+
+    now: datetime
+    retained_from: datetime | None = None
+
+    @field_validator("now", "retained_from")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _as_utc(value)
+
+    def expired(self, memory: Memory) -> bool:
+        if memory.pinned:
+            return False
+        if memory.expires_at is not None and memory.expires_at <= self.now:
+            return True
+        return self.retained_from is not None and memory.created_at < self.retained_from
+
+
 class MemoryFilter(BaseModel):
     """A vector-store query filter. ``scope`` is mandatory: no unscoped query exists."""
 
@@ -147,6 +171,8 @@ class MemoryFilter(BaseModel):
     private: bool | None = None
     expires_before: datetime | None = None
     """Exclusive; memories without ``expires_at`` never match."""
+    alive: Liveness | None = None
+    """Only memories not expired by then; None: expired ones match too (what cleanup reads)."""
 
 
 class VectorHit(BaseModel):

@@ -145,7 +145,9 @@ async def _open_service(
 async def _warm_up(embedder: Embedder) -> None:
     try:
         await embedder.warm_up()
-    except Exception:  # the first real call reports the same failure to the model, clearly
+    except BackendError as exc:  # the tools that need the model say so; keyword recall answers without it
+        logger.warning("embedding model unavailable, writes will fail and recall is keyword-only: %s", exc)
+    except Exception:
         logger.exception("embedding model failed to load in the background")
 
 

@@ -46,8 +46,9 @@ from hybrid_memory.service.forgetting import forget
 from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
-from hybrid_memory.service.notes import NotePlan, Notes
+from hybrid_memory.service.notes import NotePlan, Notes, no_note
 from hybrid_memory.service.recall import Recaller, RecallOptions
+from hybrid_memory.service.retention import LiveVectors
 from hybrid_memory.service.summary import build_summarizer
 from hybrid_memory.service.tasks import TaskPlan, task_memory
 from hybrid_memory.service.threads import ThreadPlan, Threads
@@ -73,9 +74,11 @@ class MemoryService:
         self._graph = graph
         self._embedder = embedder
         self._indexer = Indexer(vectors=vectors, embedder=embedder, sparse=sparse)
+        # Reads see only what has not expired; writes, repair and cleanup see the store itself.
+        self._live = LiveVectors(vectors, settings.lifecycle.retention_days)
         self._recaller = Recaller(
             settings=settings,
-            vectors=vectors,
+            vectors=self._live,
             graph=graph,
             embedder=embedder,
             sparse=self._indexer.sparse,
@@ -104,7 +107,7 @@ class MemoryService:
             lifecycle=self._lifecycle,
             max_content_chars=settings.max_content_chars,
         )
-        self._context = ContextBuilder(vectors=vectors, embedder=embedder, recall=self._recaller.recall)
+        self._context = ContextBuilder(vectors=self._live, embedder=embedder, recall=self._recaller.recall)
         self.knowledge = Knowledge(settings.lifecycle, vectors, graph, embedder, self._indexer)
 
     def _text(self, value: str, what: str) -> str:
@@ -176,7 +179,10 @@ class MemoryService:
 
     async def linked_notes(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The start note and its neighbourhood within ``walk.depth`` links."""
-        return await self._notes.linked(scope, walk)
+        hood = await self._live.live_neighbourhood(scope, await self._notes.linked(scope, walk))
+        if not hood.notes or hood.notes[0].id != walk.note_id:
+            raise no_note(walk.note_id)  # expired: gone for every reader, as an unknown id is
+        return hood
 
     # --- forgetting and the lifecycle -------------------------------------------------------
 

@@ -28,6 +28,7 @@ from hybrid_memory.models import (
     ForgetPreview,
     KindStats,
     LimitsInfo,
+    Liveness,
     Memory,
     MemoryFilter,
     MemoryKind,
@@ -132,10 +133,10 @@ class Lifecycle:
         )
 
     def _expired(self, memory: Memory, now: datetime) -> bool:
-        if memory.expires_at is not None and memory.expires_at <= now:
-            return True
+        # The precedence reads use too (service/retention.py): a pin always wins.
         days = self._settings.retention_days
-        return days is not None and not memory.pinned and memory.created_at <= now - timedelta(days=days)
+        since = None if days is None else now - timedelta(days=days)
+        return Liveness(now=now, retained_from=since).expired(memory)
 
     def _limits(self, now: datetime) -> eviction.Limits:
         s = self._settings

@@ -53,6 +53,13 @@ class NotePlan:
     force: bool
 
 
+def no_note(note_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"No note '{note_id}' in this project. create_note returns note ids; "
+        "recall_memory(kinds=['note']) finds existing ones."
+    )
+
+
 class Notes:
     """The note and link use cases; MemoryService exposes them under its own names."""
 
@@ -79,10 +86,7 @@ class Notes:
     async def get(self, scope: Scope, note_id: str) -> Note:
         found = await self._graph.get_notes(scope, [note_id])
         if not found:
-            raise NotFoundError(
-                f"No note '{note_id}' in this project. create_note returns note ids; "
-                "recall_memory(kinds=['note']) finds existing ones."
-            )
+            raise no_note(note_id)
         return found[0]
 
     def _memory(self, note: Note, *, keep: Memory | None = None, **fields: object) -> Memory:

@@ -50,14 +50,14 @@ def searches(
     *,
     vectors: VectorStore,
     graph: GraphStore,
-    dense: Sequence[float],
+    dense: Sequence[float] | None,
     sparse: SparseVector,
 ) -> dict[str, Search]:
-    """The enabled channels for this request, each a call that has not started yet."""
-    n = state.candidates
+    """The enabled channels for this request, each a call that has not started yet.
 
-    async def dense_search() -> Found:
-        return from_vectors(await vectors.search_dense(dense, state.flt, n))
+    ``dense`` None: the query could not be embedded, and the dense channel is left out.
+    """
+    n = state.candidates
 
     async def keyword_search() -> Found:
         return from_vectors(await vectors.search_sparse(sparse, state.flt, n, context=False))
@@ -69,7 +69,11 @@ def searches(
         return from_notes(await graph.search_notes(state.query, state.note_flt, n))
 
     out: dict[str, Search] = {}
-    if config.dense.enabled:
+    if config.dense.enabled and dense is not None:
+
+        async def dense_search() -> Found:
+            return from_vectors(await vectors.search_dense(dense, state.flt, n))
+
         out["dense"] = dense_search
     if config.keyword.enabled:
         out["keyword"] = keyword_search

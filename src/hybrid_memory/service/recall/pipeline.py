@@ -7,6 +7,7 @@ from collections.abc import Callable
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
+from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
 from hybrid_memory.service.recall import channels, expand, state
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
@@ -39,12 +40,18 @@ class Recaller:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
         config = self.config
         s = state.plan(scope, self._text(query, "query"), options, options.as_of or utcnow(), config)
+        dense: list[float] | None = None
+        if config.dense.enabled:
+            try:
+                dense = await self._embedder.embed_query(s.query)
+            except BackendError as exc:  # no model: the keyword channels need none and still answer
+                channels.skip(s, "dense", exc)
         searches = channels.searches(
             s,
             config,
             vectors=self._vectors,
             graph=self._graph,
-            dense=await self._embedder.embed_query(s.query),
+            dense=dense,
             sparse=self._sparse.encode_query(s.query),
         )
         await channels.gather(s, searches, config.timeout_s)

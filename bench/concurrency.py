@@ -1,0 +1,144 @@
+"""One HTTP server, 1 client then 8 clients, a 70/20/10 recall / remember / note mix, in one run.
+
+    nice python bench/concurrency.py [--calls 150] [--clients 8] [--seed-threads 40] \
+        [--out bench/results/concurrency.json]
+
+The server is ``hybrid-memory serve --transport http`` as a child process (embedded
+stores, the packaged model or HYBRID_MEMORY_EMBEDDING_MODEL_PATH), seeded with
+``--seed-threads`` threads of 10 messages. Then the same per-client call list runs
+with one client, and with ``--clients`` clients at once. Reported: calls/s, p50/p99
+latency, the server's CPU seconds over each phase, and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from time import perf_counter
+from typing import Any
+
+import anyio
+from mcp import Client
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.e2e.servers import http_server  # noqa: E402
+
+from hybrid_memory.evaluation.locomo import percentile  # noqa: E402
+
+WORDS = [
+    *("lighthouse", "harbour", "budget", "kiln", "sourdough", "chess", "opening", "Kraków", "garden"),
+    *("river", "invoice", "deadline", "migration", "database", "backup", "concert", "ticket", "recipe"),
+    *("ferry", "museum", "contract"),
+]
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
+
+
+def call_list(client_no: int, calls: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(client_no)
+    out: list[tuple[str, dict[str, Any]]] = []
+    for k in range(calls):
+        roll = rng.random()
+        if roll < 0.7:
+            out.append(("recall_memory", {"query": sentence(rng), "limit": 5}))
+        elif roll < 0.9:
+            messages = [{"role": "user", "id": f"c{client_no}-{k}", "content": sentence(rng)}]
+            out.append(("remember_thread", {"thread_id": f"bench-{client_no}", "messages": messages}))
+        else:
+            out.append(("create_note", {"content": sentence(rng), "type": "fact", "force": True}))
+    return out
+
+
+async def run_client(url: str, calls: list[tuple[str, dict[str, Any]]], latencies: list[float]) -> int:
+    errors = 0
+    async with Client(url) as client:
+        for tool, arguments in calls:
+            started = perf_counter()
+            result = await client.call_tool(tool, arguments)
+            latencies.append(perf_counter() - started)
+            errors += result.is_error
+    return errors
+
+
+def server_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def phase(url: str, pid: int, clients: int, calls: int, offset: int) -> dict[str, Any]:
+    latencies: list[float] = []
+    errors: list[int] = []
+    cpu_before = server_cpu_s(pid)
+    started = perf_counter()
+
+    async def one(i: int) -> None:
+        errors.append(await run_client(url, call_list(offset + i, calls), latencies))
+
+    async with anyio.create_task_group() as tg:
+        for i in range(clients):
+            tg.start_soon(one, i)
+    wall = perf_counter() - started
+    latencies.sort()
+    return {
+        "clients": clients,
+        "calls": clients * calls,
+        "errors": sum(errors),
+        "wall_s": round(wall, 1),
+        "calls_per_s": round(clients * calls / wall, 1),
+        "p50_ms": round(1000 * percentile(latencies, 50), 1),
+        "p99_ms": round(1000 * percentile(latencies, 99), 1),
+        "server_cpu_s": round(server_cpu_s(pid) - cpu_before, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+async def main(calls: int, clients: int, seed_threads: int, url: str, pid: int) -> dict[str, Any]:
+    rng = random.Random(0)
+    async with Client(url) as client:
+        for t in range(seed_threads):
+            messages = [{"role": "user", "id": f"s{i}", "content": sentence(rng)} for i in range(10)]
+            await client.call_tool("remember_thread", {"thread_id": f"seed-{t}", "messages": messages})
+    one = await phase(url, pid, 1, calls, offset=100)
+    many = await phase(url, pid, clients, calls, offset=200)
+    speedup = round(many["calls_per_s"] / one["calls_per_s"], 2)
+    return {"one_client": one, "many_clients": many, "speedup": speedup}
+
+
+def server_pid(port: int) -> int:
+    """The child serving ``port`` (the only hybrid_memory serve child of this process)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            if parent == os.getpid() and str(port).encode() in cmdline:
+                return int(entry.name)
+    raise RuntimeError("server process not found")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=150, help="calls per client in each phase")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seed-threads", type=int, default=40)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    with TemporaryDirectory() as tmp, http_server(Path(tmp) / "data") as server:
+        pid = server_pid(server.port)
+        result = anyio.run(main, args.calls, args.clients, args.seed_threads, server.url, pid)
+    report = json.dumps(result, indent=2)
+    print(report)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(report + "\n", encoding="utf-8")

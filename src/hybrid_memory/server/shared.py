@@ -1,0 +1,186 @@
+"""One memory for many stdio clients: the first ``serve`` on a data dir owns the store, the rest join it.
+
+An embedded store belongs to one process (its directory lock). So every stdio server
+is a relay between its client and a *host*: the process holding ``serve.lock`` in the
+data dir, which opens the stores once and serves MCP to each connection on the Unix
+socket ``serve.sock`` beside it (mode 0600, only its user can connect). The first
+server to find no host becomes it, in-process, and relays to itself like any other.
+
+Each connection is its own MCP session on the host, so a client's roots (its project),
+sampling and logging stay its own, exactly as with a server of its own.
+
+When the host exits (its own client left, or it was killed) every relay sees its
+connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
+and each replays its client's handshake and the requests still unanswered
+(:mod:`hybrid_memory.server.relay`), so a client sees no failed call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.server.runner import serve_dual_era_loop
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from hybrid_memory.errors import BackendError, StoreLockedError
+from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
+
+logger = logging.getLogger(__name__)
+
+SOCKET_NAME = "serve.sock"
+HOST_LOCK_NAME = "serve.lock"
+JOIN_TIMEOUT_S = 60.0
+"""How long a server waits for another that is opening the stores to start listening."""
+_RETRY_S = 0.05
+_MAX_SOCKET_PATH = 104  # sun_path holds 108 bytes on Linux, 104 on macOS
+
+
+class _CancelledSocketWait(logging.Filter):
+    """Drops asyncio's report of a socket read woken after anyio cancelled it (anyio 4.x, harmless).
+
+    Cancelling a wait for a Unix socket to become readable leaves its reader callback
+    registered until the next loop iteration; data arriving in between sets the
+    cancelled future, and asyncio logs that as an error with a traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, asyncio.InvalidStateError) and "Future.set_result" in record.getMessage())
+
+
+async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
+    """Serve this process's stdio client through the data dir's host, hosting when there is none."""
+    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
+    socket_path = data_dir / SOCKET_NAME  # the data dir exists: the command checked it
+    if len(os.fsencode(socket_path)) >= _MAX_SOCKET_PATH:
+        raise BackendError(
+            f"The data dir path {data_dir} is too long for its Unix socket ({SOCKET_NAME}); "
+            "set HYBRID_MEMORY_DATA_DIR to a shorter path."
+        )
+    async with stdio_server() as (client_in, client_out), anyio.create_task_group() as tg:
+
+        async def connect() -> anyio.abc.ByteStream:
+            return await _join_or_host(tg, server, data_dir)
+
+        await Relay(client_in, client_out).run(connect)
+        tg.cancel_scope.cancel()
+
+
+async def _join_or_host(
+    tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path
+) -> anyio.abc.ByteStream:
+    socket_path = data_dir / SOCKET_NAME
+    deadline = time.monotonic() + JOIN_TIMEOUT_S
+    while True:
+        try:
+            return await anyio.connect_unix(socket_path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
+                raise
+        lock_fd = _try_host_lock(data_dir)
+        if lock_fd is not None:
+            await tg.start(_host, server, data_dir, lock_fd)
+            return await anyio.connect_unix(socket_path)
+        if time.monotonic() > deadline:
+            raise StoreLockedError(
+                f"Another hybrid-memory server holds {data_dir / HOST_LOCK_NAME} but has not answered "
+                f"on {socket_path} for {JOIN_TIMEOUT_S:g} s; stop it, or set HYBRID_MEMORY_DATA_DIR "
+                "to another directory."
+            )
+        await anyio.sleep(_RETRY_S)
+
+
+def _try_host_lock(data_dir: Path) -> int | None:
+    fd = os.open(data_dir / HOST_LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+async def _host(
+    server: MCPServer[Any],
+    data_dir: Path,
+    lock_fd: int,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Open the stores once and serve MCP on the socket until cancelled; ``lock_fd`` is ours to close.
+
+    The host lock is released last, after the stores are closed, so the next host
+    never finds the store directory still locked.
+    """
+    lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
+    socket_path = data_dir / SOCKET_NAME
+    try:
+        async with lowlevel.lifespan(lowlevel) as state:
+            socket_path.unlink(missing_ok=True)  # a dead host's; we hold the lock, so no live one's
+            listener = await anyio.create_unix_listener(socket_path, mode=0o600)
+            logger.info("hosting the memory store for every stdio server on %s", socket_path)
+            task_status.started()
+            async with listener:
+
+                async def session(stream: anyio.abc.SocketStream) -> None:
+                    await _serve_session(lowlevel, state, stream)
+
+                await listener.serve(session)
+    finally:
+        os.close(lock_fd)
+
+
+async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:
+    """One relay's MCP session over its socket connection, newline-delimited JSON as on stdio."""
+    read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def receive() -> None:
+        buffered = BufferedByteReceiveStream(stream)
+        async with read_in:
+            while True:
+                try:
+                    line = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
+                except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+                    return
+                try:
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except Exception as exc:  # the session answers a malformed message, as over stdio
+                    await read_in.send(exc)
+                    continue
+                await read_in.send(SessionMessage(message))
+
+    async def send() -> None:
+        async with write_out:
+            async for item in write_out:
+                data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+                try:
+                    await stream.send(data)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    return
+
+    async with stream, anyio.create_task_group() as tg:
+        tg.start_soon(receive)
+        tg.start_soon(send)
+        await serve_dual_era_loop(
+            lowlevel,
+            read_out,
+            write_in,
+            lifespan_state=state,
+            init_options=lowlevel.create_initialization_options(),
+        )
+        tg.cancel_scope.cancel()

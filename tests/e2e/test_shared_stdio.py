@@ -1,0 +1,57 @@
+"""Many stdio servers on one data dir: the first owns the store, the others join it, one takes over."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.e2e.many_clients import lost_writes, run_clients, stdio_params
+from tests.tools.helpers import call
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.model]
+
+
+async def test_eight_stdio_clients_at_once_share_one_store(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with anyio.fail_after(300):
+        reports = await run_clients(data_dir, clients=8, calls=25)
+        lost = await lost_writes(data_dir, reports)
+
+    assert [r.refused for r in reports] == [None] * 8
+    assert [e for r in reports for e in r.errors] == []
+    assert [r.calls for r in reports] == [25] * 8
+    assert sum(len(r.memory_ids) for r in reports) == 8 * 10
+    assert sum(len(r.note_ids) for r in reports) == 8 * 5
+    assert lost == []
+
+
+async def test_when_the_owner_leaves_a_joined_server_takes_over(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    message = {"role": "user", "id": "m1", "content": "The lighthouse keeper is called Ines."}
+    owner_stored, owner_may_leave, owner_left = anyio.Event(), anyio.Event(), anyio.Event()
+
+    async def owner() -> None:
+        async with Client(stdio_params(data_dir)) as client:
+            await call(client, "remember_thread", thread_id="owner", messages=[message])
+            owner_stored.set()
+            await owner_may_leave.wait()
+        owner_left.set()  # its server process has ended
+
+    with anyio.fail_after(180):
+        async with anyio.create_task_group() as tg, Client(stdio_params(data_dir)) as joined:
+            tg.start_soon(owner)
+            await owner_stored.wait()
+            before = await call(joined, "recall_memory", query="who keeps the lighthouse?")
+            owner_may_leave.set()
+            await owner_left.wait()
+            note = await call(joined, "create_note", content="Ines keeps the lighthouse.", type="fact")
+            after = await call(joined, "recall_memory", query="who keeps the lighthouse?")
+            async with Client(stdio_params(data_dir)) as third:
+                seen = await call(third, "recall_memory", query="who keeps the lighthouse?")
+
+    assert before["results"][0]["text"] == message["content"]
+    assert {r["id"] for r in after["results"]} >= {note["id"], before["results"][0]["id"]}
+    assert {r["id"] for r in seen["results"]} == {r["id"] for r in after["results"]}
