@@ -211,6 +211,57 @@ def hits(points: Sequence[_Scored]) -> list[VectorHit]:
     return [VectorHit(memory=payload_to_memory(p.id, p.payload), score=p.score) for p in points]
 
 
+def hits_by_search(names: Sequence[str], batches: Sequence[Sequence[_Scored]]) -> dict[str, list[VectorHit]]:
+    """The scored points of each named search as hits; a point found by several is read once."""
+    memories: dict[str, Memory] = {}
+    out: dict[str, list[VectorHit]] = {}
+    for name, points in zip(names, batches, strict=True):
+        row = []
+        for p in points:
+            key = str(p.id)
+            memory = memories.get(key)
+            if memory is None:
+                memory = memories[key] = payload_to_memory(p.id, p.payload)
+            row.append(VectorHit(memory=memory, score=p.score))
+        out[name] = row
+    return out
+
+
+@dataclass(frozen=True)
+class PlannedSearch:
+    """One search of a ``search_many`` call: its name, the named vector it uses, the query vector."""
+
+    name: str
+    using: str
+    vector: list[float] | SparseVector
+
+
+def plan_searches(
+    dimension: int,
+    limit: int,
+    *,
+    dense: Sequence[float] | None,
+    keyword: SparseVector | None,
+    context: SparseVector | None,
+) -> tuple[list[PlannedSearch], dict[str, list[VectorHit]]]:
+    """The searches to send, checked, and the results known without asking (an empty sparse query)."""
+    check_limit(limit)
+    planned: list[PlannedSearch] = []
+    empty: dict[str, list[VectorHit]] = {}
+    if dense is not None:
+        planned.append(PlannedSearch("dense", DENSE_VECTOR, check_dense(dense, dimension)))
+    sparse_searches = (("keyword", SPARSE_VECTOR, keyword), ("context", CONTEXT_SPARSE_VECTOR, context))
+    for name, using, sparse in sparse_searches:
+        if sparse is None:
+            continue
+        check_sparse(sparse)
+        if sparse.indices:
+            planned.append(PlannedSearch(name, using, sparse))
+        else:  # a query of stop words only: no keyword can match
+            empty[name] = []
+    return planned, empty
+
+
 def facet_counts(facet_hits: Sequence[_FacetHit]) -> dict[str, int]:
     """Facet hits as ``{value: count}``, largest first, ties by value (both stores agree)."""
     ordered = sorted(facet_hits, key=lambda h: (-h.count, str(h.value)))

@@ -12,8 +12,13 @@ What Edge 0.9.0 does, measured here, and what follows:
   read-check-write (delete, set_payload) is atomic and a request can time out
   behind a long call instead of queueing without bound.
 - ``update`` writes the WAL into a memory map without syncing: it survives
-  ``kill -9`` but not a power cut. ``flush`` msyncs the WAL and fsyncs segments,
-  so every write is flushed before it is acknowledged.
+  ``kill -9`` but not a power cut. ``flush`` msyncs the WAL and fsyncs every
+  segment file: 200 ms for a 20-point write here, against 1.3 ms to fsync the WAL
+  files alone (on Linux, fsync writes back pages dirtied through a shared map, as
+  msync does). So a write is acknowledged once its WAL is fsynced, which makes it
+  durable (a reopen replays it), and the segments are flushed on the background
+  thread once the store is idle for ``FLUSH_IDLE_S`` (at the latest
+  ``FLUSH_MAX_S`` after a write), which bounds the WAL a reopen replays.
 - It never optimizes by itself, and ``optimize`` (HNSW build once a segment
   passes the indexing threshold; microseconds below it) took 5.5 s for 10k x 384
   on two cores, GIL held. So it runs on a background thread once
@@ -43,6 +48,7 @@ import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._store_dir import IDENTITY_FILE, lock_directory, read_identity, write_identity
+from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.errors import (
     BackendError,
     BackendUnavailableError,
@@ -58,6 +64,9 @@ T = TypeVar("T")
 SHARD_DIR = "shard"
 OPTIMIZE_AFTER_POINTS = 1000
 OPTIMIZE_IDLE_S = 2.0
+FLUSH_IDLE_S = 0.5
+FLUSH_MAX_S = 10.0
+WAL_DIR = "wal"
 
 
 def edge_filter(flt: MemoryFilter) -> qe.Filter:
@@ -85,6 +94,12 @@ def _edge_config(dimension: int) -> qe.EdgeConfig:
     )
 
 
+def _edge_vector(vector: list[float] | SparseVector) -> list[float] | qe.SparseVector:
+    if isinstance(vector, SparseVector):
+        return qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
+    return vector
+
+
 class EdgeVectorStore:
     """The ``VectorStore`` over an embedded Qdrant Edge shard in ``path``.
 
@@ -101,6 +116,7 @@ class EdgeVectorStore:
         self._lock = threading.Lock()  # one Edge call at a time
         self._wake = threading.Condition()  # guards the optimizer's state below
         self._pending = 0  # points written since the last optimize
+        self._dirty_since: float | None = None  # first write the segments have not flushed yet
         self._stopping = False
         self._last_call = 0.0
         self._optimizer: threading.Thread | None = None
@@ -244,25 +260,57 @@ class EdgeVectorStore:
     def _wrote(self, points: int) -> None:
         with self._wake:
             self._pending += points
+            if self._dirty_since is None:
+                self._dirty_since = time.monotonic()
             self._wake.notify_all()
+
+    def _due(self) -> tuple[str | None, float | None]:
+        """The background job due now ("flush" or "optimize"), else how long until one may be."""
+        now = time.monotonic()
+        waits: list[float] = []
+        if self._dirty_since is not None:
+            left = min(self._last_call + FLUSH_IDLE_S, self._dirty_since + FLUSH_MAX_S) - now
+            if left <= 0:
+                return "flush", None
+            waits.append(left)
+        if self._pending >= OPTIMIZE_AFTER_POINTS:
+            left = self._last_call + OPTIMIZE_IDLE_S - now
+            if left <= 0:
+                return "optimize", None
+            waits.append(left)
+        return None, min(waits) if waits else None
 
     def _optimize_loop(self) -> None:
         while True:
             with self._wake:
-                while not self._stopping:
-                    if self._pending < OPTIMIZE_AFTER_POINTS:
-                        self._wake.wait()
-                        continue
-                    idle_left = self._last_call + OPTIMIZE_IDLE_S - time.monotonic()
-                    if idle_left <= 0:
-                        break
-                    self._wake.wait(idle_left)
+                job, wait = self._due()
+                while not self._stopping and job is None:
+                    self._wake.wait(wait)
+                    job, wait = self._due()
                 if self._stopping:
                     return
             try:
-                self._optimize_sync(wait_s=None)
+                if job == "flush":
+                    self._flush_sync(wait_s=None)
+                else:
+                    self._optimize_sync(wait_s=None)
             except HybridMemoryError:
-                logger.exception("background optimize of the memory store at %s failed", self._path)
+                logger.exception("background %s of the memory store at %s failed", job, self._path)
+
+    def _flush_sync(self, *, wait_s: float | None) -> None:
+        with self._wake:
+            since = self._dirty_since
+        self._locked(lambda shard: shard.flush(), wait_s=wait_s)
+        with self._wake:  # a write meanwhile keeps the store dirty
+            if self._dirty_since == since:
+                self._dirty_since = None
+
+    def _sync_wal(self) -> None:
+        """Make the writes so far durable: fsync the WAL's files and directory (called under the lock)."""
+        wal = self._path / SHARD_DIR / WAL_DIR
+        for name in os.listdir(wal):
+            _fsync(wal / name)
+        _fsync(wal)
 
     def _optimize_sync(self, *, wait_s: float | None) -> bool:
         with self._wake:
@@ -286,7 +334,7 @@ class EdgeVectorStore:
     # --- VectorStore ------------------------------------------------------------------------------
 
     async def upsert(self, records: Sequence[MemoryRecord]) -> None:
-        """Insert or replace by ``memory.id``; flushed to disk before it returns."""
+        """Insert or replace by ``memory.id``; durable (its WAL fsynced) before it returns."""
         if not records:
             return
 
@@ -307,7 +355,7 @@ class EdgeVectorStore:
                 }
                 points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
             shard.update(qe.UpdateOperation.upsert_points(points))
-            shard.flush()
+            self._sync_wal()
 
         await self._run(write)
         self._wrote(len(records))
@@ -327,10 +375,13 @@ class EdgeVectorStore:
                 return False
             payload = common.payload_update(common.payload_to_memory(found[0].id, found[0].payload), fields)
             shard.update(qe.UpdateOperation.set_payload_by_filter(flt, payload))
-            shard.flush()
+            self._sync_wal()
             return True
 
-        return await self._run(write)
+        changed = await self._run(write)
+        if changed:
+            self._wrote(0)
+        return changed
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
         """Delete these ids where they belong to ``scope``; returns how many existed."""
@@ -342,10 +393,13 @@ class EdgeVectorStore:
             existing = shard.count(qe.CountRequest(exact=True, filter=flt))
             if existing:
                 shard.update(qe.UpdateOperation.delete_points_by_filter(flt))
-                shard.flush()
+                self._sync_wal()
             return existing
 
-        return await self._run(write)
+        deleted = await self._run(write)
+        if deleted:
+            self._wrote(0)
+        return deleted
 
     async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
         """The memories among ``ids`` that exist in ``scope``, in no particular order."""
@@ -382,6 +436,36 @@ class EdgeVectorStore:
         )
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return common.hits(await self._run(lambda shard: shard.query(request)))
+
+    async def search_many(
+        self,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dense: Sequence[float] | None = None,
+        keyword: SparseVector | None = None,
+        context: SparseVector | None = None,
+    ) -> SearchResults:
+        """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass."""
+        planned, results = common.plan_searches(
+            self._dimension, limit, dense=dense, keyword=keyword, context=context
+        )
+        if not planned:
+            return results
+        edge_flt = edge_filter(flt)
+        batch = qe.QueryBatchRequest(
+            [
+                qe.QueryRequest(
+                    limit=limit,
+                    query=qe.Query.Nearest(_edge_vector(p.vector), using=p.using),
+                    filter=edge_flt,
+                    with_payload=True,
+                )
+                for p in planned
+            ]
+        )
+        found = await self._run(lambda shard: shard.query_batch(batch))
+        return {**results, **common.hits_by_search([p.name for p in planned], found)}
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
@@ -447,4 +531,9 @@ class EdgeVectorStore:
         return await self._run(read)
 
 
-# --- the directory lock and the identity file --------------------------------------------------
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
