@@ -446,7 +446,11 @@ class EdgeVectorStore:
         keyword: SparseVector | None = None,
         context: SparseVector | None = None,
     ) -> SearchResults:
-        """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass."""
+        """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass.
+
+        The searches return ids only; each distinct hit's payload is then read once
+        (``retrieve``, same lock): the searches overlap, and payloads cost more than scores.
+        """
         planned, results = common.plan_searches(
             self._dimension, limit, dense=dense, keyword=keyword, context=context
         )
@@ -459,13 +463,19 @@ class EdgeVectorStore:
                     limit=limit,
                     query=qe.Query.Nearest(_edge_vector(p.vector), using=p.using),
                     filter=edge_flt,
-                    with_payload=True,
+                    with_payload=False,
                 )
                 for p in planned
             ]
         )
-        found = await self._run(lambda shard: shard.query_batch(batch))
-        return {**results, **common.hits_by_search([p.name for p in planned], found)}
+
+        def read(shard: qe.EdgeShard) -> SearchResults:
+            ranked = [[(str(point.id), point.score) for point in found] for found in shard.query_batch(batch)]
+            distinct: list[qe.PointId] = list(dict.fromkeys(pid for found in ranked for pid, _ in found))
+            records = shard.retrieve(distinct, with_payload=True, with_vector=False)
+            return common.hits_by_id([p.name for p in planned], ranked, records)
+
+        return {**results, **await self._run(read)}
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
