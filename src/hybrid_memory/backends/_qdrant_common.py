@@ -28,9 +28,7 @@ from hybrid_memory.errors import ConflictError, InvalidInputError
 from hybrid_memory.models import (
     Memory,
     MemoryFilter,
-    MemoryKind,
     MemoryRecord,
-    NoteType,
     SparseVector,
     VectorHit,
 )
@@ -194,62 +192,8 @@ def memory_to_payload(memory: Memory) -> dict[str, Any]:
 
 
 def payload_to_memory(pid: object, payload: Mapping[str, Any] | None) -> Memory:
-    """The Memory stored as point ``pid`` (Edge returns a UUID, the server a string).
-
-    A payload of the shape :func:`memory_to_payload` writes is built without pydantic's
-    validation (recall reads a hundred per query; this halves their cost); anything
-    else, or anything that does not convert, is validated as usual.
-    """
-    data = {**(payload or {}), "id": str(pid)}
-    if _WRITTEN_BY_US.issubset(data):
-        try:
-            return _trusted_memory(data)
-        except (ValueError, TypeError):
-            pass
-    return Memory.model_validate(data)
-
-
-_MEMORY_FIELDS = tuple(Memory.model_fields)
-# Every field memory_to_payload writes: a payload with all of them is one of ours.
-_WRITTEN_BY_US = frozenset(_MEMORY_FIELDS)
-_STR_FIELDS = ("id", "text", "project", "user")
-_OPTIONAL_STR_FIELDS = ("thread_id", "message_id", "role", "source", "prev_id", "next_id")
-_INT_FIELDS = ("chunk_index", "chunk_count", "tokens", "replaced_count")
-
-
-def _trusted_memory(data: Mapping[str, Any]) -> Memory:
-    """A Memory from a complete payload, each value checked for its type by hand."""
-    fields: dict[str, Any] = {name: data[name] for name in _MEMORY_FIELDS}
-    if not all(isinstance(fields[n], str) for n in _STR_FIELDS):
-        raise TypeError("not a string")
-    if not all(fields[n] is None or isinstance(fields[n], str) for n in _OPTIONAL_STR_FIELDS):
-        raise TypeError("not a string or null")
-    if not all(type(fields[n]) is int for n in _INT_FIELDS):
-        raise TypeError("not an integer")
-    if not (type(fields["pinned"]) is bool and type(fields["private"]) is bool):
-        raise TypeError("not a boolean")
-    tags, replaces, importance = fields["tags"], fields["replaces"], fields["importance"]
-    if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
-        raise TypeError("tags")
-    if not (isinstance(replaces, list) and all(isinstance(r, str) for r in replaces)):
-        raise TypeError("replaces")
-    if importance is not None:
-        if type(importance) not in (int, float):
-            raise TypeError("importance")
-        fields["importance"] = float(importance)
-    fields["kind"] = MemoryKind(fields["kind"])
-    if fields["note_type"] is not None:
-        fields["note_type"] = NoteType(fields["note_type"])
-    for name in _DATETIME_FIELDS:
-        value = fields[name]
-        if value is not None:
-            if not isinstance(value, str):
-                raise TypeError(name)
-            parsed = datetime.fromisoformat(value)
-            fields[name] = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
-    if fields["created_at"] is None:
-        raise TypeError("created_at")
-    return Memory.model_construct(**fields)
+    """The Memory stored as point ``pid`` (Edge returns a UUID, the server a string)."""
+    return Memory.model_validate({**(payload or {}), "id": str(pid)})
 
 
 class _Scored(Protocol):
