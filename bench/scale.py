@@ -86,12 +86,12 @@ class HashDocuments:
 
 
 def proc_status() -> dict[str, float]:
-    """VmRSS and VmHWM of this process, in MB."""
+    """VmRSS, VmHWM and the resident split (anonymous / file-backed maps) of this process, in MB."""
     found: dict[str, float] = {}
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
             key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
+            if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
                 found[key] = int(value.split()[0]) / 1024
     return found
 
@@ -218,7 +218,8 @@ def print_stage(stage: dict[str, Any], file: Any = sys.stdout) -> None:
         f"(p95 {r['recall']['p95_ms']:.1f}); floor {r['embed_plus_dense']['median_ms']:.1f} ms "
         f"(embed {r['embed_query']['median_ms']:.1f} + dense {r['dense_search']['median_ms']:.2f}); "
         f"ratio {r['recall_over_floor']:.2f}x | ingest {i['messages_per_s']:.0f} msg/s wall, "
-        f"{i['messages_per_cpu_s']:.0f} msg/CPU-s | RSS {m['VmRSS']:.0f} MB, peak {m['VmHWM']:.0f} MB | "
+        f"{i['messages_per_cpu_s']:.0f} msg/CPU-s | RSS {m['VmRSS']:.0f} MB (anon {m['RssAnon']:.0f}, "
+        f"file {m['RssFile']:.0f}), peak {m['VmHWM']:.0f} MB | "
         f"disk {d['apparent_mb']:.0f} MB apparent, {d['allocated_mb']:.1f} MB allocated | "
         f"reopen -> first recall {stage['reopen_to_first_recall_s']:.2f} s | "
         f"optimize {stage['optimize_s']:.1f} s | load {os.getloadavg()[0]:.1f}",
