@@ -308,8 +308,20 @@ class EdgeVectorStore:
     def _sync_wal(self) -> None:
         """Make the writes so far durable: fsync the WAL's files and directory (called under the lock)."""
         wal = self._path / SHARD_DIR / WAL_DIR
-        for name in os.listdir(wal):
-            _fsync(wal / name)
+        # The WAL makes its next segment on a thread of its own (tmp-open-N, renamed open-N;
+        # a full one is renamed closed-N), so a listed file may be gone by the time it is
+        # opened: list again until every file listed was synced.
+        for _ in range(5):
+            vanished = False
+            for name in os.listdir(wal):
+                if name.startswith("tmp-"):  # holds no entry yet
+                    continue
+                try:
+                    _fsync(wal / name)
+                except FileNotFoundError:
+                    vanished = True
+            if not vanished:
+                break
         _fsync(wal)
 
     def _optimize_sync(self, *, wait_s: float | None) -> bool:
