@@ -117,6 +117,7 @@ class EdgeVectorStore:
         self._wake = threading.Condition()  # guards the optimizer's state below
         self._pending = 0  # points written since the last optimize
         self._dirty_since: float | None = None  # first write the segments have not flushed yet
+        self._flush_retry_at = 0.0  # after a failed background flush
         self._stopping = False
         self._last_call = 0.0
         self._optimizer: threading.Thread | None = None
@@ -270,6 +271,7 @@ class EdgeVectorStore:
         waits: list[float] = []
         if self._dirty_since is not None:
             left = min(self._last_call + FLUSH_IDLE_S, self._dirty_since + FLUSH_MAX_S) - now
+            left = max(left, self._flush_retry_at - now)
             if left <= 0:
                 return "flush", None
             waits.append(left)
@@ -300,7 +302,12 @@ class EdgeVectorStore:
     def _flush_sync(self, *, wait_s: float | None) -> None:
         with self._wake:
             since = self._dirty_since
-        self._locked(lambda shard: shard.flush(), wait_s=wait_s)
+        try:
+            self._locked(lambda shard: shard.flush(), wait_s=wait_s)
+        except HybridMemoryError:
+            with self._wake:  # the WAL still holds every write: try again later, not at once
+                self._flush_retry_at = time.monotonic() + FLUSH_MAX_S
+            raise
         with self._wake:  # a write meanwhile keeps the store dirty
             if self._dirty_since == since:
                 self._dirty_since = None
