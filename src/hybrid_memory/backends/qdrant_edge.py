@@ -488,13 +488,14 @@ class EdgeVectorStore:
             ]
         )
 
-        def read(shard: qe.EdgeShard) -> SearchResults:
+        def read(shard: qe.EdgeShard) -> tuple[list[list[tuple[str, float]]], list[qe.Record]]:
             ranked = [[(str(point.id), point.score) for point in found] for found in shard.query_batch(batch)]
             distinct: list[qe.PointId] = list(dict.fromkeys(pid for found in ranked for pid, _ in found))
-            records = shard.retrieve(distinct, with_payload=True, with_vector=False)
-            return common.hits_by_id([p.name for p in planned], ranked, records)
+            return ranked, shard.retrieve(distinct, with_payload=True, with_vector=False)
 
-        return {**results, **await self._run(read)}
+        # Payloads become Memory objects after the store is released: the next reader need not wait.
+        ranked, records = await self._run(read)
+        return {**results, **common.hits_by_id([p.name for p in planned], ranked, records)}
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
