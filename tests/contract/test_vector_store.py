@@ -302,6 +302,37 @@ async def test_search_sparse_of_stop_words_only_finds_nothing(store: VectorStore
     assert await store.search_sparse(BM25.encode_query("the of"), scoped(), 10) == []
 
 
+async def test_search_many_answers_each_search_as_its_single_call_does(store: VectorStore) -> None:
+    reply = make_memory("Yes, last May.")
+    record = make_record(reply, (0, 1, 0, 0)).model_copy(
+        update={"sparse_context": BM25.encode_document("Did you visit Lisbon? Yes, last May.")}
+    )
+    plain = make_memory("Lisbon has trams.")
+    other = make_memory("Lunch plans for Friday.")
+    await store.upsert([record, make_record(plain, (1, 0, 0, 0)), make_record(other, (1, 1, 0, 0))])
+    query = BM25.encode_query("Lisbon visit")
+    flt = scoped()
+
+    found = await store.search_many(flt, 10, dense=[1, 0, 0, 0], keyword=query, context=query)
+
+    assert found == {
+        "dense": await store.search_dense([1, 0, 0, 0], flt, 10),
+        "keyword": await store.search_sparse(query, flt, 10),
+        "context": await store.search_sparse(query, flt, 10, context=True),
+    }
+    assert [h.memory.id for h in found["context"]] == [reply.id, plain.id]
+
+
+async def test_search_many_runs_only_the_searches_given(store: VectorStore) -> None:
+    await store.upsert([make_record(make_memory("the and of"))])
+
+    assert await store.search_many(scoped(), 10) == {}
+    assert await store.search_many(scoped(), 10, keyword=BM25.encode_query("the of")) == {"keyword": []}
+    assert list(await store.search_many(scoped(), 10, dense=[1, 0, 0, 0])) == ["dense"]
+    with pytest.raises(InvalidInputError, match="limit must be at least 1"):
+        await store.search_many(scoped(), 0, dense=[1, 0, 0, 0])
+
+
 DAY = timedelta(days=1)
 
 

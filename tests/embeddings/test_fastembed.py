@@ -21,7 +21,7 @@ import pytest
 import pytest_asyncio
 from tokenizers import Tokenizer
 
-from hybrid_memory.embeddings import FastEmbedEmbedder, build_embedder, chunk_text
+from hybrid_memory.embeddings import FastEmbedEmbedder, build_embedder, chunk_text, fastembed_provider
 from hybrid_memory.embeddings.fastembed_provider import KNOWN_DIMENSIONS
 from hybrid_memory.errors import BackendError
 from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, EmbeddingSettings
@@ -318,3 +318,14 @@ def test_build_embedder_picks_fastembed_by_default(tmp_path: Path) -> None:
 
     assert isinstance(embedder, FastEmbedEmbedder)
     assert (embedder.model_name, embedder.dimension) == (MODEL, 384)
+
+
+def test_batches_hold_at_most_the_batch_size_and_long_texts_go_in_smaller_ones() -> None:
+    short, long = "a" * 100, "b" * 1000
+    texts = [long, short, long, short, short, long, long, long]
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+
+    batches = fastembed_provider._batches(order, texts, 2)
+
+    assert batches == [[1, 3], [4, 0], [2, 5], [6, 7]]
+    assert fastembed_provider._batches(order, texts, 8) == [[1, 3, 4], [0, 2], [5, 6], [7]]

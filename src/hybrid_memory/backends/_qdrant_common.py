@@ -25,7 +25,13 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from hybrid_memory.errors import ConflictError, InvalidInputError
-from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, SparseVector, VectorHit
+from hybrid_memory.models import (
+    Memory,
+    MemoryFilter,
+    MemoryRecord,
+    SparseVector,
+    VectorHit,
+)
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
@@ -209,6 +215,78 @@ class _FacetHit(Protocol):
 def hits(points: Sequence[_Scored]) -> list[VectorHit]:
     """Scored points of either library as hits, in the order the store ranked them."""
     return [VectorHit(memory=payload_to_memory(p.id, p.payload), score=p.score) for p in points]
+
+
+def hits_by_search(names: Sequence[str], batches: Sequence[Sequence[_Scored]]) -> dict[str, list[VectorHit]]:
+    """The scored points of each named search as hits; a point found by several is read once."""
+    memories: dict[str, Memory] = {}
+    out: dict[str, list[VectorHit]] = {}
+    for name, points in zip(names, batches, strict=True):
+        row = []
+        for p in points:
+            key = str(p.id)
+            memory = memories.get(key)
+            if memory is None:
+                memory = memories[key] = payload_to_memory(p.id, p.payload)
+            row.append(VectorHit(memory=memory, score=p.score))
+        out[name] = row
+    return out
+
+
+class _Record(Protocol):
+    @property
+    def id(self) -> Any: ...
+    @property
+    def payload(self) -> Any: ...
+
+
+def hits_by_id(
+    names: Sequence[str], ranked: Sequence[Sequence[tuple[str, float]]], records: Sequence[_Record]
+) -> dict[str, list[VectorHit]]:
+    """Each named search's (id, score) ranking as hits, with the memories read once in ``records``.
+
+    A hit whose record is missing (deleted between the search and the read) is left out.
+    """
+    memories = {str(r.id): payload_to_memory(r.id, r.payload) for r in records}
+    return {
+        name: [VectorHit(memory=memories[pid], score=score) for pid, score in found if pid in memories]
+        for name, found in zip(names, ranked, strict=True)
+    }
+
+
+@dataclass(frozen=True)
+class PlannedSearch:
+    """One search of a ``search_many`` call: its name, the named vector it uses, the query vector."""
+
+    name: str
+    using: str
+    vector: list[float] | SparseVector
+
+
+def plan_searches(
+    dimension: int,
+    limit: int,
+    *,
+    dense: Sequence[float] | None,
+    keyword: SparseVector | None,
+    context: SparseVector | None,
+) -> tuple[list[PlannedSearch], dict[str, list[VectorHit]]]:
+    """The searches to send, checked, and the results known without asking (an empty sparse query)."""
+    check_limit(limit)
+    planned: list[PlannedSearch] = []
+    empty: dict[str, list[VectorHit]] = {}
+    if dense is not None:
+        planned.append(PlannedSearch("dense", DENSE_VECTOR, check_dense(dense, dimension)))
+    sparse_searches = (("keyword", SPARSE_VECTOR, keyword), ("context", CONTEXT_SPARSE_VECTOR, context))
+    for name, using, sparse in sparse_searches:
+        if sparse is None:
+            continue
+        check_sparse(sparse)
+        if sparse.indices:
+            planned.append(PlannedSearch(name, using, sparse))
+        else:  # a query of stop words only: no keyword can match
+            empty[name] = []
+    return planned, empty
 
 
 def facet_counts(facet_hits: Sequence[_FacetHit]) -> dict[str, int]:

@@ -15,7 +15,6 @@ in the background when the store is idle, and on close.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from pathlib import Path
@@ -56,20 +55,30 @@ class WalSync:
 
     def _sync_files(self) -> None:
         try:
-            names = os.listdir(self._wal_dir)
-            for name in names:
-                with contextlib.suppress(FileNotFoundError):  # a segment the checkpoint just retired
-                    fd = os.open(self._wal_dir / name, os.O_RDONLY)
+            # The WAL makes its next segment on a thread of its own (tmp-open-N, renamed open-N;
+            # a full one is renamed closed-N, a retired one removed), so a listed file may be
+            # gone when it is opened: list again until every file listed was synced.
+            for _ in range(5):
+                vanished = False
+                for name in os.listdir(self._wal_dir):
+                    if name.startswith("tmp-"):  # holds no entry yet
+                        continue
                     try:
-                        os.fsync(fd)
-                    finally:
-                        os.close(fd)
-            fd = os.open(self._wal_dir, os.O_RDONLY)  # a log segment created since the last sync
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                        _fsync(self._wal_dir / name)
+                    except FileNotFoundError:
+                        vanished = True
+                if not vanished:
+                    break
+            _fsync(self._wal_dir)  # a log segment created since the last sync
         except OSError as exc:
             raise BackendError(
                 f"Could not make the memory store's log at {self._wal_dir} durable: {exc}"
             ) from exc
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

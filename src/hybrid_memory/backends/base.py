@@ -25,6 +25,9 @@ from hybrid_memory.models import (
     Walk,
 )
 
+SearchResults = dict[str, list[VectorHit]]
+"""Hits of each search of a :meth:`VectorStore.search_many` call, by search name."""
+
 
 class VectorStore(Protocol):
     """Memories with a dense vector and a BM25 sparse vector each."""
@@ -71,6 +74,23 @@ class VectorStore(Protocol):
 
         ``context=True`` searches the record's ``sparse_context`` vector (its text with the
         message before it) instead of ``sparse``.
+        """
+        ...
+
+    async def search_many(
+        self,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dense: Sequence[float] | None = None,
+        keyword: SparseVector | None = None,
+        context: SparseVector | None = None,
+    ) -> SearchResults:
+        """The searches given (``search_dense``, ``search_sparse``, ``search_sparse(context=True)``)
+        as one round to the store, each ranked on its own, best first.
+
+        Keys ``"dense"``, ``"keyword"``, ``"context"`` for the vectors given; a memory found by
+        several searches is the same ``Memory`` object in each list.
         """
         ...
 

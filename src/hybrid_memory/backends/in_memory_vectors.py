@@ -31,6 +31,7 @@ from typing import Any
 import anyio.lowlevel
 
 from hybrid_memory.backends import _qdrant_common as common
+from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
 
@@ -212,6 +213,31 @@ class InMemoryVectorStore:
             if shared:  # the inverted index holds only points sharing a term with the query
                 scored.append((sum(weights[i] * terms[i] for i in shared), pid, point))
         return self._hits(scored, limit)
+
+    async def search_many(
+        self,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dense: Sequence[float] | None = None,
+        keyword: SparseVector | None = None,
+        context: SparseVector | None = None,
+    ) -> SearchResults:
+        """Each search given, run one after the other; a memory found twice is one object."""
+        dimension = await self._ready()
+        planned, results = common.plan_searches(
+            dimension, limit, dense=dense, keyword=keyword, context=context
+        )
+        found: dict[str, Memory] = {}
+        for p in planned:
+            if isinstance(p.vector, SparseVector):
+                hits = await self.search_sparse(p.vector, flt, limit, context=p.name == "context")
+            else:
+                hits = await self.search_dense(p.vector, flt, limit)
+            results[p.name] = [
+                VectorHit(memory=found.setdefault(h.memory.id, h.memory), score=h.score) for h in hits
+            ]
+        return results
 
     @staticmethod
     def _hits(scored: list[tuple[float, str, _Point]], limit: int) -> list[VectorHit]:

@@ -46,6 +46,7 @@ import qdrant_edge as qe
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._store_dir import IDENTITY_FILE, lock_directory, read_identity, write_identity
 from hybrid_memory.backends._wal_sync import WalSync
+from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.errors import (
     BackendError,
     BackendUnavailableError,
@@ -100,6 +101,12 @@ def _edge_config(dimension: int) -> qe.EdgeConfig:
             common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
         },
     )
+
+
+def _edge_vector(vector: list[float] | SparseVector) -> list[float] | qe.SparseVector:
+    if isinstance(vector, SparseVector):
+        return qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
+    return vector
 
 
 class EdgeVectorStore:
@@ -294,7 +301,7 @@ class EdgeVectorStore:
                 if self._unflushed:
                     self._checkpoint_sync()
             except HybridMemoryError:
-                logger.exception("background optimize of the memory store at %s failed", self._path)
+                logger.exception("background work on the memory store at %s failed", self._path)
 
     def _checkpoint_sync(self) -> None:
         """Edge's full flush, when idle: writes are durable without it, but it lets Edge trim its log."""
@@ -325,7 +332,7 @@ class EdgeVectorStore:
     # --- VectorStore ------------------------------------------------------------------------------
 
     async def upsert(self, records: Sequence[MemoryRecord]) -> None:
-        """Insert or replace by ``memory.id``; flushed to disk before it returns."""
+        """Insert or replace by ``memory.id``; durable (its WAL fsynced) before it returns."""
         if not records:
             return
 
@@ -425,6 +432,47 @@ class EdgeVectorStore:
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return common.hits(await self._run(lambda shard: shard.query(request)))
 
+    async def search_many(
+        self,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dense: Sequence[float] | None = None,
+        keyword: SparseVector | None = None,
+        context: SparseVector | None = None,
+    ) -> SearchResults:
+        """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass.
+
+        The searches return ids only; each distinct hit's payload is then read once
+        (``retrieve``, same lock): the searches overlap, and payloads cost more than scores.
+        """
+        planned, results = common.plan_searches(
+            self._dimension, limit, dense=dense, keyword=keyword, context=context
+        )
+        if not planned:
+            return results
+        edge_flt = edge_filter(flt)
+        batch = qe.QueryBatchRequest(
+            [
+                qe.QueryRequest(
+                    limit=limit,
+                    query=qe.Query.Nearest(_edge_vector(p.vector), using=p.using),
+                    filter=edge_flt,
+                    with_payload=False,
+                )
+                for p in planned
+            ]
+        )
+
+        def read(shard: qe.EdgeShard) -> tuple[list[list[tuple[str, float]]], list[qe.Record]]:
+            ranked = [[(str(point.id), point.score) for point in found] for found in shard.query_batch(batch)]
+            distinct: list[qe.PointId] = list(dict.fromkeys(pid for found in ranked for pid, _ in found))
+            return ranked, shard.retrieve(distinct, with_payload=True, with_vector=False)
+
+        # Payloads become Memory objects after the store is released: the next reader need not wait.
+        ranked, records = await self._run(read)
+        return {**results, **common.hits_by_id([p.name for p in planned], ranked, records)}
+
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[Memory], str | None]:
@@ -487,6 +535,3 @@ class EdgeVectorStore:
             return sorted(found, key=lambda s: (s.project, s.user))
 
         return await self._run(read)
-
-
-# --- the directory lock and the identity file --------------------------------------------------

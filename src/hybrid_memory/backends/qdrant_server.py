@@ -28,6 +28,7 @@ from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
 
 from hybrid_memory.backends import _qdrant_common as common
+from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
@@ -76,6 +77,12 @@ def server_filter(flt: MemoryFilter) -> models.Filter:
             ids: list[models.ExtendedPointId] = list(c.ids)
             must.append(models.HasIdCondition(has_id=ids))
     return models.Filter(must=must)
+
+
+def _server_vector(vector: list[float] | SparseVector) -> list[float] | models.SparseVector:
+    if isinstance(vector, SparseVector):
+        return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+    return vector
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -363,6 +370,37 @@ class QdrantServerVectorStore:
             )
         )
         return common.hits(response.points)
+
+    async def search_many(
+        self,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dense: Sequence[float] | None = None,
+        keyword: SparseVector | None = None,
+        context: SparseVector | None = None,
+    ) -> SearchResults:
+        """Several searches as one ``query_batch_points`` request: one round trip."""
+        client = self._open_client()
+        planned, results = common.plan_searches(
+            self._dimension, limit, dense=dense, keyword=keyword, context=context
+        )
+        if not planned:
+            return results
+        query_filter = server_filter(flt)
+        requests = [
+            models.QueryRequest(
+                query=_server_vector(p.vector),
+                using=p.using,
+                filter=query_filter,
+                limit=limit,
+                with_payload=True,
+            )
+            for p in planned
+        ]
+        responses = await self._call(lambda: client.query_batch_points(self._collection, requests=requests))
+        found = [r.points for r in responses]
+        return {**results, **common.hits_by_search([p.name for p in planned], found)}
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from hybrid_memory.backends.base import VectorStore
+from hybrid_memory.backends.base import SearchResults, VectorStore
 from hybrid_memory.models import (
     Liveness,
     Memory,
@@ -74,6 +74,19 @@ class LiveVectors:
         self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
     ) -> list[VectorHit]:
         return await self._store.search_sparse(vector, self._live(flt), limit, context=context)
+
+    async def search_many(
+        self,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dense: Sequence[float] | None = None,
+        keyword: SparseVector | None = None,
+        context: SparseVector | None = None,
+    ) -> SearchResults:
+        return await self._store.search_many(
+            self._live(flt), limit, dense=dense, keyword=keyword, context=context
+        )
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import anyio
 
 from hybrid_memory import ranking
-from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.backends.base import GraphStore, SearchResults, VectorStore
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Memory, Note, NoteHit, SparseVector, VectorHit
 from hybrid_memory.service.recall.config import RecallConfig
@@ -44,6 +44,35 @@ def from_notes(hits: Sequence[NoteHit]) -> Found:
     )
 
 
+class SharedSearch:
+    """The vector channels' searches as one ``search_many`` call, made when the first channel asks.
+
+    One round to the store instead of one per channel; every channel still gets its own
+    ranked list. A failure reaches every channel that shares the call.
+    """
+
+    def __init__(self, call: Callable[[], Awaitable[SearchResults]]) -> None:
+        self._call = call
+        self._lock = anyio.Lock()
+        self._results: SearchResults | None = None
+        self._error: BackendError | None = None
+
+    async def hits(self, name: str) -> list[VectorHit]:
+        async with self._lock:  # a channel cancelled mid-call leaves the call to the next one
+            if self._results is None and self._error is None:
+                try:
+                    self._results = await self._call()
+                except BackendError as exc:
+                    self._error = exc
+        if self._error is not None:
+            raise self._error
+        assert self._results is not None
+        return self._results[name]
+
+
+VECTOR_CHANNELS = ("dense", "keyword", "context")
+
+
 def searches(
     state: RecallState,
     config: RecallConfig,
@@ -58,27 +87,31 @@ def searches(
     ``dense`` None: the query could not be embedded, and the dense channel is left out.
     """
     n = state.candidates
+    enabled = {
+        "dense": config.dense.enabled and dense is not None,
+        "keyword": config.keyword.enabled,
+        "context": config.context.enabled,
+    }
+    shared = SharedSearch(
+        lambda: vectors.search_many(
+            state.flt,
+            n,
+            dense=dense if enabled["dense"] else None,
+            keyword=sparse if enabled["keyword"] else None,
+            context=sparse if enabled["context"] else None,
+        )
+    )
 
-    async def keyword_search() -> Found:
-        return from_vectors(await vectors.search_sparse(sparse, state.flt, n, context=False))
+    def vector_search(name: str) -> Search:
+        async def search() -> Found:
+            return from_vectors(await shared.hits(name))
 
-    async def context_search() -> Found:
-        return from_vectors(await vectors.search_sparse(sparse, state.flt, n, context=True))
+        return search
 
     async def graph_search() -> Found:
         return from_notes(await graph.search_notes(state.query, state.note_flt, n))
 
-    out: dict[str, Search] = {}
-    if config.dense.enabled and dense is not None:
-
-        async def dense_search() -> Found:
-            return from_vectors(await vectors.search_dense(dense, state.flt, n))
-
-        out["dense"] = dense_search
-    if config.keyword.enabled:
-        out["keyword"] = keyword_search
-    if config.context.enabled:
-        out["context"] = context_search
+    out: dict[str, Search] = {name: vector_search(name) for name in VECTOR_CHANNELS if enabled[name]}
     if config.graph.enabled and state.want_notes:
         out["graph"] = graph_search
     return out

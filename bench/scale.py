@@ -1,0 +1,249 @@
+"""Recall latency, memory, disk and reopen time as the store grows, in-process, embedded stores.
+
+    python bench/scale.py [--sizes 1000 10000 100000] [--documents model|hash] [--queries 200]
+                          [--out bench/results/scale.json]
+
+The corpus is the synthetic chat of ``bench/latency.py`` (threads of 20 turns, seeded),
+stored through ``remember_thread``. Queries are always embedded by the real model, so
+the recall floor (``embed_query`` + one dense search on the store) is what a user pays.
+
+``--documents model`` embeds the stored turns with the real model too (the numbers
+for the bars). ``--documents hash`` embeds them with a cheap deterministic stand-in
+(a sum of per-word random unit vectors, same dimension and model name), so the store
+can be grown to 100k in minutes: the store's own cost curve (search, RSS, disk,
+reopen) does not depend on what the vectors mean; ranking quality does, and is not
+measured here.
+
+At each size, after the store has been indexed (``optimize``, as the background
+thread does when the store is idle):
+
+- ingest: messages per wall second and per CPU second of this process (all threads;
+  a figure for one dedicated core on a machine shared with other work);
+- recall p50 / p95 through ``MemoryService.recall`` and the floor measured in the same
+  run, and their ratio;
+- RSS now and peak (VmRSS, VmHWM of this process);
+- disk: apparent size and allocated blocks of the data directory (the store's
+  files are sparse and preallocated);
+- reopen: close both stores, open them again, first recall (model already loaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+import anyio
+import numpy as np
+
+from hybrid_memory.backends import open_graph_store, open_vector_store
+from hybrid_memory.embeddings import build_embedder
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.models import MemoryFilter, Scope
+from hybrid_memory.service import MemoryService, RecallOptions, ThreadDraft
+from hybrid_memory.settings import Settings, load_settings
+from latency import QUERIES, SEED, _fill, measure_recall, synthetic_thread
+
+REPO = Path(__file__).resolve().parents[1]
+SCOPE = Scope(project="bench")
+
+
+class HashDocuments:
+    """The real embedder for queries; documents as sums of per-word random unit vectors."""
+
+    def __init__(self, real: Embedder) -> None:
+        self._real = real
+        self._words: dict[str, np.ndarray] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def _word(self, word: str) -> np.ndarray:
+        vector = self._words.get(word)
+        if vector is None:
+            seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+            vector = np.random.default_rng(seed).standard_normal(self._real.dimension)
+            self._words[word] = vector
+        return vector
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            total = sum((self._word(w) for w in text.lower().split()), np.zeros(self._real.dimension))
+            out.append((total / (np.linalg.norm(total) or 1.0)).tolist())
+        return out
+
+
+def proc_status() -> dict[str, float]:
+    """VmRSS, VmHWM and the resident split (anonymous / file-backed maps) of this process, in MB."""
+    found: dict[str, float] = {}
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
+                found[key] = int(value.split()[0]) / 1024
+    return found
+
+
+def disk(path: Path) -> dict[str, float]:
+    """Apparent size and allocated blocks under ``path``, in MB."""
+    apparent = allocated = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            st = os.stat(os.path.join(root, name))
+            apparent += st.st_size
+            allocated += st.st_blocks * 512
+    return {"apparent_mb": apparent / 2**20, "allocated_mb": allocated / 2**20}
+
+
+class Stores:
+    """Both stores and the service over them, closed and reopened on demand."""
+
+    def __init__(self, settings: Settings, embedder: Any) -> None:
+        self.settings, self.embedder = settings, embedder
+        self._stack: AsyncExitStack | None = None
+        self.vectors: Any = None
+        self.service: MemoryService | None = None
+
+    async def open(self) -> MemoryService:
+        stack = AsyncExitStack()
+        e = self.embedder
+        self.vectors = await stack.enter_async_context(
+            open_vector_store(self.settings, dimension=e.dimension, model=e.model_name)
+        )
+        graph = await stack.enter_async_context(open_graph_store(self.settings))
+        self._stack = stack
+        self.service = MemoryService(settings=self.settings, vectors=self.vectors, graph=graph, embedder=e)
+        return self.service
+
+    async def close(self) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+            self._stack = None
+
+
+async def grow(
+    service: MemoryService, rng: random.Random, threads: int, stored: int, size: int
+) -> dict[str, Any]:
+    """Remember threads until ``size`` memories are stored; the rate per wall and CPU second."""
+    wall = cpu = 0.0
+    before = stored
+    while stored < size:
+        draft = ThreadDraft(f"thread-{threads}", synthetic_thread(rng, threads))
+        started, started_cpu = perf_counter(), time.process_time()
+        result = await service.remember_thread(SCOPE, draft)
+        wall += perf_counter() - started
+        cpu += time.process_time() - started_cpu
+        stored += result.chunks
+        threads += 1
+    added = stored - before
+    return {
+        "threads": threads,
+        "stored": stored,
+        "messages": added,
+        "messages_per_s": added / wall if wall else 0.0,
+        "messages_per_cpu_s": added / cpu if cpu else 0.0,
+    }
+
+
+async def bench(sizes: Sequence[int], documents: str, n_queries: int) -> dict[str, Any]:
+    rng = random.Random(SEED)
+    queries = [_fill(rng.choice(QUERIES), rng) for _ in range(n_queries)]
+    stages: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="hybrid-memory-scale-") as tmp:
+        data = Path(tmp)
+        settings = load_settings(
+            data_dir=data, project="bench", vector_backend="edge", graph_backend="sqlite"
+        )
+        real = build_embedder(settings.embedding)
+        await real.embed_query("load the model")
+        embedder: Any = HashDocuments(real) if documents == "hash" else real
+        stores = Stores(settings, embedder)
+        service = await stores.open()
+        threads = stored = 0
+        try:
+            for size in sizes:
+                ingest = await grow(service, rng, threads, stored, size)
+                threads, stored = ingest["threads"], ingest["stored"]
+                started = perf_counter()
+                await stores.vectors.optimize()
+                optimize_s = perf_counter() - started
+                recall = await measure_recall(service, stores.vectors, real, SCOPE, queries)
+                memories = await stores.vectors.count(MemoryFilter(scope=SCOPE))
+                await stores.close()
+                started = perf_counter()
+                service = await stores.open()
+                await service.recall(SCOPE, queries[0], RecallOptions(limit=10))
+                reopen_s = perf_counter() - started
+                stage = {
+                    "memories": memories,
+                    "ingest": ingest,
+                    "optimize_s": optimize_s,
+                    "recall": recall,
+                    "reopen_to_first_recall_s": reopen_s,
+                    "rss_mb": proc_status(),
+                    "disk": disk(data),
+                }
+                stages.append(stage)
+                print_stage(stage, file=sys.stderr)
+        finally:
+            await stores.close()
+            await real.close()
+    return {
+        "benchmark": "scale",
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "model": real.model_name,
+        "documents": documents,
+        "queries": n_queries,
+        "load_average": os.getloadavg(),
+        "stages": stages,
+    }
+
+
+def print_stage(stage: dict[str, Any], file: Any = sys.stdout) -> None:
+    r, i, m, d = stage["recall"], stage["ingest"], stage["rss_mb"], stage["disk"]
+    print(
+        f"{stage['memories']:>7} memories | recall p50 {r['recall']['median_ms']:.1f} ms "
+        f"(p95 {r['recall']['p95_ms']:.1f}); floor {r['embed_plus_dense']['median_ms']:.1f} ms "
+        f"(embed {r['embed_query']['median_ms']:.1f} + dense {r['dense_search']['median_ms']:.2f}); "
+        f"ratio {r['recall_over_floor']:.2f}x | ingest {i['messages_per_s']:.0f} msg/s wall, "
+        f"{i['messages_per_cpu_s']:.0f} msg/CPU-s | RSS {m['VmRSS']:.0f} MB (anon {m['RssAnon']:.0f}, "
+        f"file {m['RssFile']:.0f}), peak {m['VmHWM']:.0f} MB | "
+        f"disk {d['apparent_mb']:.0f} MB apparent, {d['allocated_mb']:.1f} MB allocated | "
+        f"reopen -> first recall {stage['reopen_to_first_recall_s']:.2f} s | "
+        f"optimize {stage['optimize_s']:.1f} s | load {os.getloadavg()[0]:.1f}",
+        file=file,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--documents", choices=("model", "hash"), default="model")
+    parser.add_argument("--queries", type=int, default=200, help="recall queries per stage")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "scale.json")
+    args = parser.parse_args(argv)
+    report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries)
+    for stage in report["stages"]:
+        print_stage(stage)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
