@@ -107,7 +107,11 @@ async def test_read_only_commands_never_load_the_model(tmp_path: Path, embedder:
     for part in model_dir().iterdir():
         if part.suffix != ".onnx":
             (no_weights / part.name).symlink_to(part)
-    env = {"HYBRID_MEMORY_EMBEDDING_MODEL_PATH": str(no_weights), **LIMITS}
+    env = {
+        "HYBRID_MEMORY_EMBEDDING_MODEL_PATH": str(no_weights),
+        "HYBRID_MEMORY_EMBEDDING_MODEL": embedder.model_name,  # the name the store was filled under
+        **LIMITS,
+    }
 
     for command, flags in (("stats", ()), ("cleanup", ("--dry-run",)), ("export", ())):
         args = (str(tmp_path / "out.jsonl"), "--quiet") if command == "export" else flags
