@@ -29,41 +29,20 @@ What Edge 0.9.0 does, measured here, and what follows:
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import threading
-import time
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
-import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.backends._store_dir import IDENTITY_FILE, lock_directory, read_identity, write_identity
-from hybrid_memory.backends._wal_sync import WalSync
+from hybrid_memory.backends._edge_host import SHARD_DIR as SHARD_DIR
+from hybrid_memory.backends._edge_host import EdgeHost
 from hybrid_memory.backends.base import SearchResults
-from hybrid_memory.errors import (
-    BackendError,
-    BackendUnavailableError,
-    ConflictError,
-    HybridMemoryError,
-)
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-SHARD_DIR = "shard"
-OPTIMIZE_AFTER_POINTS = 1000
-OPTIMIZE_IDLE_S = 2.0
-CHECKPOINT_EVERY_S = 30.0
-"""Edge's full flush runs when the store is idle, and at least this often under steady writes."""
 
 
 def edge_filter(flt: MemoryFilter) -> qe.Filter:
@@ -93,16 +72,6 @@ def _edge_alive(c: common.Alive) -> qe.Filter:
     return qe.Filter(should=[qe.FieldCondition("pinned_kw", match=qe.MatchValue("true")), unexpired])
 
 
-def _edge_config(dimension: int) -> qe.EdgeConfig:
-    return qe.EdgeConfig(
-        vectors={common.DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
-        sparse_vectors={
-            common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
-            common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
-        },
-    )
-
-
 def _edge_vector(vector: list[float] | SparseVector) -> list[float] | qe.SparseVector:
     if isinstance(vector, SparseVector):
         return qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
@@ -110,29 +79,15 @@ def _edge_vector(vector: list[float] | SparseVector) -> list[float] | qe.SparseV
 
 
 class EdgeVectorStore:
-    """The ``VectorStore`` over an embedded Qdrant Edge shard in ``path``.
+    """The ``VectorStore`` over an embedded Qdrant Edge shard in ``path`` (see :class:`EdgeHost`).
 
     ``timeout_s`` bounds how long a call waits for the store while another call
     (typically a background index build) holds it.
     """
 
     def __init__(self, path: Path, *, timeout_s: float = 10.0) -> None:
-        self._path = Path(path)
-        self._timeout_s = timeout_s
+        self._host = EdgeHost(Path(path), timeout_s=timeout_s)
         self._dimension = 0
-        self._shard: qe.EdgeShard | None = None
-        self._lock_fd: int | None = None
-        self._lock = threading.Lock()  # one Edge call at a time
-        self._wake = threading.Condition()  # guards the optimizer's state below
-        self._pending = 0  # points written since the last optimize
-        self._unflushed = False  # written since Edge's last full flush (durable through the WAL sync)
-        self._checkpointed = 0.0
-        self._wal = WalSync(self._path / SHARD_DIR / "wal")
-        self._stopping = False
-        self._last_call = 0.0
-        self._optimizer: threading.Thread | None = None
-
-    # --- lifecycle --------------------------------------------------------------------------------
 
     async def open(self, *, dimension: int, model: str) -> None:
         """Open or create the store; take the directory lock; start the background optimizer.
@@ -140,194 +95,16 @@ class EdgeVectorStore:
         Raises ``StoreLockedError`` when another process owns the directory and
         ``ConflictError`` when another model or dimension filled the store.
         """
-        if self._shard is not None:
-            raise RuntimeError("EdgeVectorStore is already open")
-        with anyio.CancelScope(shield=True):  # half an open would hold the lock with no one to close it
-            await anyio.to_thread.run_sync(self._open_sync, common.StoreIdentity(model, dimension))
+        await self._host.open(dimension=dimension, model=model)
         self._dimension = dimension
-        # The state of the shard left by the last run is unknown: check it at the first idle moment.
-        self._pending = OPTIMIZE_AFTER_POINTS
-        self._stopping = False
-        self._last_call = self._checkpointed = time.monotonic()
-        self._optimizer = threading.Thread(target=self._optimize_loop, name="edge-optimizer", daemon=True)
-        self._optimizer.start()
 
     async def close(self) -> None:
         """Stop the optimizer (waiting out a running index build), optimize what is pending, unlock."""
-        if self._shard is None:
-            return
-        # Shielded: a close cut short would leave the shard open and the directory locked.
-        with anyio.CancelScope(shield=True):
-            with self._wake:
-                self._stopping = True
-                self._wake.notify_all()
-            if self._optimizer is not None:
-                await anyio.to_thread.run_sync(self._optimizer.join)
-                self._optimizer = None
-            await anyio.to_thread.run_sync(self._close_sync)
-
-    def _open_sync(self, wanted: common.StoreIdentity) -> None:
-        self._path.mkdir(parents=True, exist_ok=True)
-        lock_fd = lock_directory(self._path)
-        shard: qe.EdgeShard | None = None
-        try:
-            shard = self._load_or_create(wanted)
-            existing = shard.info().payload_schema
-            for name in common.KEYWORD_INDEXES:
-                if name not in existing:
-                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
-            for name in common.DATETIME_INDEXES:
-                if name not in existing:
-                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
-            shard.flush()
-        except BaseException as exc:
-            if shard is not None:
-                with contextlib.suppress(Exception):
-                    shard.close()
-            os.close(lock_fd)  # releases the flock
-            if isinstance(exc, HybridMemoryError) or not isinstance(exc, Exception):
-                raise
-            raise BackendError(f"Could not open the memory store at {self._path}: {exc}") from exc
-        self._shard, self._lock_fd = shard, lock_fd
-
-    def _load_or_create(self, wanted: common.StoreIdentity) -> qe.EdgeShard:
-        identity_path, shard_path = self._path / IDENTITY_FILE, self._path / SHARD_DIR
-        stored = read_identity(identity_path)
-        if stored is not None:
-            elsewhere = "set HYBRID_MEMORY_DATA_DIR to another directory"
-            common.check_identity(stored, wanted, store=f"at {self._path}", elsewhere=elsewhere)
-        config = _edge_config(wanted.dimension)
-        if not (shard_path.is_dir() and any(shard_path.iterdir())):
-            if stored is None:  # written before the shard, so no shard is ever without one
-                write_identity(identity_path, wanted)
-            return qe.EdgeShard.create(str(shard_path), config)
-        # Loading with our config makes Edge check that the stored vectors fit it.
-        try:
-            shard = qe.EdgeShard.load(str(shard_path), config)
-        except Exception as exc:
-            if "incompatible" not in str(exc):
-                raise
-            detail = str(exc).splitlines()[0][:200]
-            raise ConflictError(
-                f"The memory store at {self._path} was made with other vector settings than this version "
-                f"of hybrid-memory uses ({detail}). Export it with the version that made it "
-                "(`hybrid-memory export FILE`), then import the file here, or set HYBRID_MEMORY_DATA_DIR "
-                "to another directory."
-            ) from exc
-        if stored is None:
-            logger.warning("memory store at %s had no %s; recording %s", self._path, IDENTITY_FILE, wanted)
-            write_identity(identity_path, wanted)
-        return shard
-
-    def _close_sync(self) -> None:
-        with self._lock:
-            shard, self._shard = self._shard, None
-            try:
-                if shard is not None:
-                    try:
-                        if self._pending:
-                            started = time.monotonic()
-                            if shard.optimize():
-                                logger.info(
-                                    "optimized %s on close in %.1fs", self._path, time.monotonic() - started
-                                )
-                    finally:
-                        shard.flush()
-                        shard.close()
-            except Exception as exc:
-                raise BackendError(f"Closing the memory store at {self._path} failed: {exc}") from exc
-            finally:
-                if self._lock_fd is not None:
-                    os.close(self._lock_fd)
-                    self._lock_fd = None
-
-    # --- every Edge call goes through here --------------------------------------------------------
-
-    def _locked(self, fn: Callable[[qe.EdgeShard], T], *, wait_s: float | None) -> T:
-        if not self._lock.acquire(timeout=-1 if wait_s is None else wait_s):
-            raise BackendUnavailableError(
-                f"The memory store at {self._path} is busy (building its search index) and did not "
-                f"answer within {wait_s:g}s; try again shortly."
-            )
-        try:
-            if self._shard is None:
-                raise BackendError(f"The memory store at {self._path} is closed.")
-            return fn(self._shard)
-        except (HybridMemoryError, KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # Edge's Rust panics arrive as BaseException
-            raise BackendError(f"The memory store at {self._path} failed: {exc}") from exc
-        finally:
-            self._last_call = time.monotonic()
-            self._lock.release()
-
-    async def _run(self, fn: Callable[[qe.EdgeShard], T]) -> T:
-        if self._shard is None:
-            raise RuntimeError("EdgeVectorStore is not open; call open() first")
-        return await anyio.to_thread.run_sync(partial(self._locked, fn, wait_s=self._timeout_s))
-
-    # --- background optimize ----------------------------------------------------------------------
-
-    async def _durable(self, points: int) -> None:
-        """After an update: wait for its WAL sync (off the loop, GIL released), wake the optimizer."""
-        await anyio.to_thread.run_sync(self._wal.commit)
-        with self._wake:
-            self._pending += points
-            self._unflushed = True
-            self._wake.notify_all()
-
-    def _optimize_loop(self) -> None:
-        while True:
-            with self._wake:
-                while not self._stopping:
-                    if self._pending < OPTIMIZE_AFTER_POINTS and not self._unflushed:
-                        self._wake.wait()
-                        continue
-                    now = time.monotonic()
-                    idle_left = self._last_call + OPTIMIZE_IDLE_S - now
-                    # Under steady load the store is never idle: checkpoint now and then anyway.
-                    overdue_in = (
-                        self._checkpointed + CHECKPOINT_EVERY_S - now if self._unflushed else idle_left
-                    )
-                    if idle_left <= 0 or overdue_in <= 0:
-                        break
-                    self._wake.wait(min(idle_left, overdue_in))
-                if self._stopping:
-                    return
-                idle = self._last_call + OPTIMIZE_IDLE_S <= time.monotonic()
-            try:
-                if idle and self._pending >= OPTIMIZE_AFTER_POINTS:
-                    self._optimize_sync(wait_s=None)
-                if self._unflushed:
-                    self._checkpoint_sync()
-            except HybridMemoryError:
-                logger.exception("background work on the memory store at %s failed", self._path)
-
-    def _checkpoint_sync(self) -> None:
-        """Edge's full flush, when idle: writes are durable without it, but it lets Edge trim its log."""
-        with self._wake:
-            self._unflushed = False
-            self._checkpointed = time.monotonic()
-        self._locked(lambda shard: shard.flush(), wait_s=None)
-
-    def _optimize_sync(self, *, wait_s: float | None) -> bool:
-        with self._wake:
-            pending = self._pending
-        started = time.monotonic()
-        try:
-            changed = self._locked(lambda shard: shard.optimize(), wait_s=wait_s)
-        finally:
-            with self._wake:  # points written meanwhile stay pending; a failure waits for new ones
-                self._pending = max(0, self._pending - pending)
-        if changed:
-            logger.info("optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started)
-        return changed
+        await self._host.close()
 
     async def optimize(self) -> bool:
         """Build the indexes that are due now (the store waits meanwhile); True when anything changed."""
-        if self._shard is None:
-            raise RuntimeError("EdgeVectorStore is not open; call open() first")
-        return await anyio.to_thread.run_sync(partial(self._optimize_sync, wait_s=self._timeout_s))
+        return await self._host.optimize()
 
     # --- VectorStore ------------------------------------------------------------------------------
 
@@ -354,8 +131,8 @@ class EdgeVectorStore:
                 points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
             shard.update(qe.UpdateOperation.upsert_points(points))
 
-        await self._run(write)
-        await self._durable(len(records))
+        await self._host.run(write)
+        await self._host.durable(len(records))
 
     async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
         """Update some payload fields of one memory; False when it does not exist in ``scope``."""
@@ -374,9 +151,9 @@ class EdgeVectorStore:
             shard.update(qe.UpdateOperation.set_payload_by_filter(flt, payload))
             return True
 
-        if not await self._run(write):
+        if not await self._host.run(write):
             return False
-        await self._durable(0)
+        await self._host.durable(0)
         return True
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
@@ -391,9 +168,9 @@ class EdgeVectorStore:
                 shard.update(qe.UpdateOperation.delete_points_by_filter(flt))
             return existing
 
-        existing = await self._run(write)
+        existing = await self._host.run(write)
         if existing:
-            await self._durable(0)
+            await self._host.durable(0)
         return existing
 
     async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
@@ -407,7 +184,7 @@ class EdgeVectorStore:
             with_payload=True,
             with_vector=False,
         )
-        records, _ = await self._run(lambda shard: shard.scroll(request))
+        records, _ = await self._host.run(lambda shard: shard.scroll(request))
         return [common.payload_to_memory(r.id, r.payload) for r in records]
 
     async def search_dense(self, vector: Sequence[float], flt: MemoryFilter, limit: int) -> list[VectorHit]:
@@ -415,7 +192,7 @@ class EdgeVectorStore:
         common.check_limit(limit)
         query = qe.Query.Nearest(common.check_dense(vector, self._dimension), using=common.DENSE_VECTOR)
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
-        return common.hits(await self._run(lambda shard: shard.query(request)))
+        return common.hits(await self._host.run(lambda shard: shard.query(request)))
 
     async def search_sparse(
         self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
@@ -430,7 +207,7 @@ class EdgeVectorStore:
             sparse, using=common.CONTEXT_SPARSE_VECTOR if context else common.SPARSE_VECTOR
         )
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
-        return common.hits(await self._run(lambda shard: shard.query(request)))
+        return common.hits(await self._host.run(lambda shard: shard.query(request)))
 
     async def search_many(
         self,
@@ -470,7 +247,7 @@ class EdgeVectorStore:
             return ranked, shard.retrieve(distinct, with_payload=True, with_vector=False)
 
         # Payloads become Memory objects after the store is released: the next reader need not wait.
-        ranked, records = await self._run(read)
+        ranked, records = await self._host.run(read)
         return {**results, **common.hits_by_id([p.name for p in planned], ranked, records)}
 
     async def scroll(
@@ -485,14 +262,14 @@ class EdgeVectorStore:
             with_payload=True,
             with_vector=False,
         )
-        records, next_offset = await self._run(lambda shard: shard.scroll(request))
+        records, next_offset = await self._host.run(lambda shard: shard.scroll(request))
         page = [common.payload_to_memory(r.id, r.payload) for r in records]
         return page, None if next_offset is None else str(next_offset)
 
     async def count(self, flt: MemoryFilter) -> int:
         """How many memories pass ``flt`` (exact)."""
         request = qe.CountRequest(exact=True, filter=edge_filter(flt))
-        return await self._run(lambda shard: shard.count(request))
+        return await self._host.run(lambda shard: shard.count(request))
 
     async def thread_counts(self, scope: Scope, limit: int) -> dict[str, int]:
         """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""
@@ -500,7 +277,7 @@ class EdgeVectorStore:
         request = qe.FacetRequest(
             common.THREAD_FIELD, limit=limit, exact=True, filter=edge_filter(MemoryFilter(scope=scope))
         )
-        response = await self._run(lambda shard: shard.facet(request))
+        response = await self._host.run(lambda shard: shard.facet(request))
         return common.facet_counts(response.hits)
 
     async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
@@ -514,7 +291,7 @@ class EdgeVectorStore:
             with_payload=False,
             with_vector=True,
         )
-        records, _ = await self._run(lambda shard: shard.scroll(request))
+        records, _ = await self._host.run(lambda shard: shard.scroll(request))
         found: dict[str, list[float]] = {}
         for record in records:
             dense = record.vector.get(common.DENSE_VECTOR) if isinstance(record.vector, dict) else None
@@ -534,4 +311,4 @@ class EdgeVectorStore:
                 found.extend(Scope(project=str(project.value), user=str(u.value)) for u in users.hits)
             return sorted(found, key=lambda s: (s.project, s.user))
 
-        return await self._run(read)
+        return await self._host.run(read)

@@ -16,29 +16,20 @@ vectors fit is adopted, and the metadata added where the server supports it.
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
-import httpx
-from qdrant_client import AsyncQdrantClient, models
-from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
+from qdrant_client import models
 
 from hybrid_memory.backends import _qdrant_common as common
+from hybrid_memory.backends._qdrant_server_host import METADATA_KEY as METADATA_KEY
+from hybrid_memory.backends._qdrant_server_host import ServerCollection
 from hybrid_memory.backends.base import SearchResults
-from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-METADATA_KEY = "hybrid_memory"
-_METADATA_SINCE = (1, 16)
-_UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
 
 
 def _server_alive(c: common.Alive) -> models.Filter:
@@ -85,14 +76,6 @@ def _server_vector(vector: list[float] | SparseVector) -> list[float] | models.S
     return vector
 
 
-def _version(text: str) -> tuple[int, ...]:
-    parts = []
-    for part in text.lstrip("v").split(".")[:2]:
-        digits = "".join(ch for ch in part if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
 class QdrantServerVectorStore:
     """The ``VectorStore`` in collection ``collection`` of the Qdrant server at ``url``.
 
@@ -101,14 +84,9 @@ class QdrantServerVectorStore:
     """
 
     def __init__(self, url: str, api_key: str | None, collection: str, *, timeout_s: float) -> None:
-        self._url = url
-        self._api_key = api_key
+        self._host = ServerCollection(url, api_key, collection, timeout_s=timeout_s)
         self._collection = collection
-        self._timeout_s = timeout_s
-        self._client: AsyncQdrantClient | None = None
         self._dimension = 0
-
-    # --- lifecycle --------------------------------------------------------------------------------
 
     async def open(self, *, dimension: int, model: str) -> None:
         """Connect; create the collection and its payload indexes if missing; check the model.
@@ -116,153 +94,12 @@ class QdrantServerVectorStore:
         Raises ``BackendUnavailableError`` when the server does not answer and
         ``ConflictError`` when the collection holds another model's vectors.
         """
-        if self._client is not None:
-            raise RuntimeError("QdrantServerVectorStore is already open")
-        # check_compatibility would probe the server from a thread in the constructor
-        # and only warn; the version is asked for below, inside the timeout.
-        client = AsyncQdrantClient(
-            url=self._url,
-            api_key=self._api_key,
-            timeout=max(1, math.ceil(self._timeout_s)),
-            check_compatibility=False,
-        )
-        self._client = client
-        try:
-            version = await self._call(client.info)
-            await self._prepare(
-                common.StoreIdentity(model, dimension), _version(version.version) >= _METADATA_SINCE
-            )
-        except BaseException:
-            self._client = None
-            with anyio.CancelScope(shield=True):
-                await client.close()
-            raise
+        await self._host.open(dimension=dimension, model=model)
         self._dimension = dimension
 
     async def close(self) -> None:
         """Close the connection pool."""
-        client, self._client = self._client, None
-        if client is not None:
-            with anyio.CancelScope(shield=True):
-                await client.close()
-
-    async def _prepare(self, wanted: common.StoreIdentity, metadata_supported: bool) -> None:
-        client, name = self._open_client(), self._collection
-        metadata = {METADATA_KEY: wanted.to_json()} if metadata_supported else None
-
-        async def create() -> None:
-            try:
-                await client.create_collection(
-                    name,
-                    vectors_config={
-                        common.DENSE_VECTOR: models.VectorParams(
-                            size=wanted.dimension, distance=models.Distance.COSINE
-                        )
-                    },
-                    sparse_vectors_config={
-                        common.SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
-                        common.CONTEXT_SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
-                    },
-                    metadata=metadata,
-                )
-            except UnexpectedResponse as exc:
-                if exc.status_code != 409:  # 409: another server created it meanwhile; checked below
-                    raise
-
-        if not await self._call(lambda: client.collection_exists(name)):
-            await self._call(create)
-        info = await self._call(lambda: client.get_collection(name))
-        recorded = self._check_collection(info, wanted)
-        if recorded is None and metadata is not None:
-            logger.info(
-                "recording model %s (dimension %d) on collection %s", wanted.model, wanted.dimension, name
-            )
-            await self._call(lambda: client.update_collection(name, metadata=metadata))
-        indexed = info.payload_schema or {}
-        schemas = [(f, models.PayloadSchemaType.KEYWORD) for f in common.KEYWORD_INDEXES]
-        schemas += [(f, models.PayloadSchemaType.DATETIME) for f in common.DATETIME_INDEXES]
-        for field, schema in schemas:
-            if field not in indexed:
-                await self._call(
-                    partial(client.create_payload_index, name, field, field_schema=schema, wait=True)
-                )
-
-    def _check_collection(
-        self, info: models.CollectionInfo, wanted: common.StoreIdentity
-    ) -> common.StoreIdentity | None:
-        """Raise ``ConflictError`` unless the collection fits; returns the identity it records."""
-        where = f"in Qdrant collection '{self._collection}' at {self._url}"
-        elsewhere = "set HYBRID_MEMORY_QDRANT_COLLECTION to another collection"
-        params = info.config.params
-        dense = params.vectors.get(common.DENSE_VECTOR) if isinstance(params.vectors, dict) else None
-        sparse = [
-            (params.sparse_vectors or {}).get(name)
-            for name in (common.SPARSE_VECTOR, common.CONTEXT_SPARSE_VECTOR)
-        ]
-        if (
-            dense is None
-            or dense.distance != models.Distance.COSINE
-            or any(s is None or s.modifier != models.Modifier.IDF for s in sparse)
-        ):
-            raise ConflictError(
-                f"The Qdrant collection '{self._collection}' at {self._url} was not made by hybrid-memory: "
-                f"it needs a cosine vector '{common.DENSE_VECTOR}' and sparse vectors "
-                f"'{common.SPARSE_VECTOR}' and '{common.CONTEXT_SPARSE_VECTOR}' with the IDF modifier; "
-                f"{elsewhere}."
-            )
-        recorded = common.StoreIdentity.from_json((info.config.metadata or {}).get(METADATA_KEY))
-        if recorded is not None:
-            common.check_identity(recorded, wanted, store=where, elsewhere=elsewhere)
-        if dense.size != wanted.dimension:
-            actual = common.StoreIdentity(recorded.model if recorded else "(not recorded)", dense.size)
-            common.check_identity(actual, wanted, store=where, elsewhere=elsewhere)
-        return recorded
-
-    # --- every server call goes through here ------------------------------------------------------
-
-    def _open_client(self) -> AsyncQdrantClient:
-        if self._client is None:
-            raise RuntimeError("QdrantServerVectorStore is not open; call open() first")
-        return self._client
-
-    def _unavailable(self, reason: str) -> BackendUnavailableError:
-        return BackendUnavailableError(
-            f"Qdrant at {self._url} did not answer within {self._timeout_s:g}s: {reason}. "
-            "Start it or fix QDRANT_URL."
-        )
-
-    async def _call(self, fn: Callable[[], Awaitable[T]]) -> T:
-        try:
-            with anyio.fail_after(self._timeout_s):
-                return await fn()
-        except TimeoutError as exc:
-            raise self._unavailable("no answer") from exc
-        except ResponseHandlingException as exc:
-            # qdrant-client wraps httpx's transport errors (refused, reset, timed out) in this.
-            if isinstance(exc.source, httpx.TransportError):
-                raise self._unavailable(str(exc.source) or type(exc.source).__name__) from exc
-            raise BackendError(
-                f"Qdrant at {self._url} sent an answer that could not be read: {exc.source}"
-            ) from exc
-        except httpx.TransportError as exc:
-            raise self._unavailable(str(exc) or type(exc).__name__) from exc
-        except UnexpectedResponse as exc:
-            if exc.status_code in _UNAVAILABLE_STATUSES:
-                raise self._unavailable(f"HTTP {exc.status_code} {exc.reason_phrase}") from exc
-            raise BackendError(self._describe(exc)) from exc
-        except ApiException as exc:
-            raise BackendError(f"Qdrant at {self._url} failed: {exc}") from exc
-
-    def _describe(self, exc: UnexpectedResponse) -> str:
-        try:
-            detail = str(exc.structured()["status"]["error"])
-        except (ValueError, KeyError, TypeError):
-            detail = exc.content.decode(errors="replace")[:200]
-        hint = " Check QDRANT_API_KEY." if exc.status_code in (401, 403) else ""
-        return (
-            f"Qdrant at {self._url} refused a request on collection '{self._collection}' "
-            f"(HTTP {exc.status_code} {exc.reason_phrase}): {detail}.{hint}"
-        )
+        await self._host.close()
 
     # --- VectorStore ------------------------------------------------------------------------------
 
@@ -270,7 +107,7 @@ class QdrantServerVectorStore:
         """Insert or replace by ``memory.id``; returns once the server has applied the write."""
         if not records:
             return
-        client = self._open_client()
+        client = self._host.client()
         points = []
         for record in records:
             pid, dense = common.check_record(record, self._dimension)
@@ -287,57 +124,61 @@ class QdrantServerVectorStore:
             points.append(
                 models.PointStruct(id=pid, vector=vector, payload=common.memory_to_payload(record.memory))
             )
-        await self._call(lambda: client.upsert(self._collection, points=points, wait=True))
+        await self._host.call(lambda: client.upsert(self._collection, points=points, wait=True))
 
     async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
         """Update some payload fields of one memory; False when it does not exist in ``scope``."""
-        client = self._open_client()
+        client = self._host.client()
         pid = common.point_id(memory_id)
         if pid is None:
             return False
         flt = server_filter(MemoryFilter(scope=scope, ids=[pid]))
-        found, _ = await self._call(
+        found, _ = await self._host.call(
             lambda: client.scroll(self._collection, scroll_filter=flt, limit=1, with_payload=True)
         )
         if not found:
             return False
         payload = common.payload_update(common.payload_to_memory(found[0].id, found[0].payload), fields)
         # Selected by the scoped filter, not by id alone, so the write cannot leave the scope.
-        await self._call(lambda: client.set_payload(self._collection, payload=payload, points=flt, wait=True))
+        await self._host.call(
+            lambda: client.set_payload(self._collection, payload=payload, points=flt, wait=True)
+        )
         return True
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
         """Delete these ids where they belong to ``scope``; returns how many existed."""
-        client = self._open_client()
+        client = self._host.client()
         if not common.point_ids(ids):
             return 0
         flt = server_filter(MemoryFilter(scope=scope, ids=list(ids)))
         existing = (
-            await self._call(lambda: client.count(self._collection, count_filter=flt, exact=True))
+            await self._host.call(lambda: client.count(self._collection, count_filter=flt, exact=True))
         ).count
         if existing:
             selector = models.FilterSelector(filter=flt)
-            await self._call(lambda: client.delete(self._collection, points_selector=selector, wait=True))
+            await self._host.call(
+                lambda: client.delete(self._collection, points_selector=selector, wait=True)
+            )
         return existing
 
     async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
         """The memories among ``ids`` that exist in ``scope``, in no particular order."""
-        client = self._open_client()
+        client = self._host.client()
         wanted = common.point_ids(ids)
         if not wanted:
             return []
         flt = server_filter(MemoryFilter(scope=scope, ids=wanted))
-        records, _ = await self._call(
+        records, _ = await self._host.call(
             lambda: client.scroll(self._collection, scroll_filter=flt, limit=len(wanted), with_payload=True)
         )
         return [common.payload_to_memory(r.id, r.payload) for r in records]
 
     async def search_dense(self, vector: Sequence[float], flt: MemoryFilter, limit: int) -> list[VectorHit]:
         """Nearest neighbours by cosine similarity, best first."""
-        client = self._open_client()
+        client = self._host.client()
         common.check_limit(limit)
         query = common.check_dense(vector, self._dimension)
-        response = await self._call(
+        response = await self._host.call(
             lambda: client.query_points(
                 self._collection,
                 query=query,
@@ -353,13 +194,13 @@ class QdrantServerVectorStore:
         self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
     ) -> list[VectorHit]:
         """Keyword matches by BM25 (the server applies IDF), best first; ``context``: text with context."""
-        client = self._open_client()
+        client = self._host.client()
         common.check_limit(limit)
         common.check_sparse(vector)
         if not vector.indices:  # a query of stop words only: no keyword can match
             return []
         query = models.SparseVector(indices=list(vector.indices), values=list(vector.values))
-        response = await self._call(
+        response = await self._host.call(
             lambda: client.query_points(
                 self._collection,
                 query=query,
@@ -381,7 +222,7 @@ class QdrantServerVectorStore:
         context: SparseVector | None = None,
     ) -> SearchResults:
         """Several searches as one ``query_batch_points`` request: one round trip."""
-        client = self._open_client()
+        client = self._host.client()
         planned, results = common.plan_searches(
             self._dimension, limit, dense=dense, keyword=keyword, context=context
         )
@@ -398,7 +239,9 @@ class QdrantServerVectorStore:
             )
             for p in planned
         ]
-        responses = await self._call(lambda: client.query_batch_points(self._collection, requests=requests))
+        responses = await self._host.call(
+            lambda: client.query_batch_points(self._collection, requests=requests)
+        )
         found = [r.points for r in responses]
         return {**results, **common.hits_by_search([p.name for p in planned], found)}
 
@@ -406,10 +249,10 @@ class QdrantServerVectorStore:
         self, flt: MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[Memory], str | None]:
         """A page of memories in id order and the offset of the next page (None at the end)."""
-        client = self._open_client()
+        client = self._host.client()
         common.check_limit(limit)
         start = common.scroll_offset(offset)
-        records, next_offset = await self._call(
+        records, next_offset = await self._host.call(
             lambda: client.scroll(
                 self._collection,
                 scroll_filter=server_filter(flt),
@@ -423,18 +266,18 @@ class QdrantServerVectorStore:
 
     async def count(self, flt: MemoryFilter) -> int:
         """How many memories pass ``flt`` (exact)."""
-        client = self._open_client()
-        result = await self._call(
+        client = self._host.client()
+        result = await self._host.call(
             lambda: client.count(self._collection, count_filter=server_filter(flt), exact=True)
         )
         return result.count
 
     async def thread_counts(self, scope: Scope, limit: int) -> dict[str, int]:
         """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""
-        client = self._open_client()
+        client = self._host.client()
         common.check_limit(limit)
         flt = server_filter(MemoryFilter(scope=scope))
-        response = await self._call(
+        response = await self._host.call(
             lambda: client.facet(
                 self._collection, common.THREAD_FIELD, facet_filter=flt, limit=limit, exact=True
             )
@@ -443,12 +286,12 @@ class QdrantServerVectorStore:
 
     async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
         """The dense vectors of the memories among ``ids`` in ``scope``, by id."""
-        client = self._open_client()
+        client = self._host.client()
         wanted = common.point_ids(ids)
         if not wanted:
             return {}
         flt = server_filter(MemoryFilter(scope=scope, ids=wanted))
-        records, _ = await self._call(
+        records, _ = await self._host.call(
             lambda: client.scroll(
                 self._collection,
                 scroll_filter=flt,
@@ -466,8 +309,8 @@ class QdrantServerVectorStore:
 
     async def scopes(self) -> list[Scope]:
         """Every (project, user) holding a memory, sorted: a facet on project, then on user per project."""
-        client = self._open_client()
-        projects = await self._call(
+        client = self._host.client()
+        projects = await self._host.call(
             lambda: client.facet(self._collection, "project", limit=common.MAX_SCOPES, exact=True)
         )
         found: list[Scope] = []
@@ -476,7 +319,7 @@ class QdrantServerVectorStore:
             only = models.Filter(
                 must=[models.FieldCondition(key="project", match=models.MatchValue(value=project))]
             )
-            users = await self._call(
+            users = await self._host.call(
                 partial(
                     client.facet,
                     self._collection,
