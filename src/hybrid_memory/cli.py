@@ -322,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # The SDK announces its session manager at INFO: a start-up failure must stay one line.
+    logging.getLogger("mcp.server.streamable_http_manager").setLevel(max(logging.WARNING, logging.root.level))
     try:
         if args.command == "serve":
             _serve(args, settings)

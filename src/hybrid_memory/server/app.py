@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -58,16 +58,17 @@ async def open_app(
 async def serving_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
     """The server's lifespan: yields at once, so the handshake never waits on the stores.
 
-    They open in the background once the client is initialized (or a request needs
-    them); requests that need them wait until they are open (the protocol middleware
+    They open in the background from the start, beside the handshake rather than before
+    it; requests that need them wait until they are open (the protocol middleware
     awaits :meth:`AppContext.ready`). A store that cannot open (locked by another
-    process, a server that does not answer) stops the server with that error.
+    process, a server that does not answer) stops the server at once with that error,
+    whether or not a client has connected (HTTP has no one handshake to wait for).
     """
     app = _new_app(settings)
     stopping = anyio.Event()
 
     async def open_and_hold() -> None:
-        await app.open_requested()
+        app.request_open()
         try:
             async with _open_service(settings, embedder) as service:
                 app.attach(service)
@@ -159,6 +160,8 @@ class _MemoryServer(MCPServer[AppContext]):
         super().__init__(*args, **kwargs)
         self._tool_set: ToolSet = tool_set
         self._tools_built = False
+        self.running: Callable[[], Awaitable[AppContext]] | None = None
+        """Waits until the stores are open (set by :func:`build_server`)."""
 
     def _ensure_tools(self) -> None:
         if not self._tools_built:
@@ -205,7 +208,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         await opened[-1].ready()
         return opened[-1]
 
-    server: MCPServer[AppContext] = _MemoryServer(
+    server = _MemoryServer(
         "hybrid-memory",
         title="Hybrid memory",
         instructions=INSTRUCTIONS,
@@ -215,6 +218,7 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
         middleware=[guard_tool_calls],
         tool_set=settings.tools,
     )
+    server.running = running
     register_resources(server, running)
     register_prompts(server)
     install_protocol_features(server)

@@ -153,6 +153,9 @@ async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str)
         # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
         config = uvicorn.Config(guarded, lifespan="off", log_config=None, log_level=log_level.lower())
         async with app.router.lifespan_context(app):
+            running = getattr(server, "running", None)
+            if running is not None:  # the stores open (or fail, in one line) before anyone is told we listen
+                await running()
             logger.info(
                 "listening on http://%s:%d/mcp (bearer token %s)",
                 http.host,

@@ -132,7 +132,7 @@ async def _host(
         async with lowlevel.lifespan(lowlevel) as state:
             socket_path.unlink(missing_ok=True)  # a dead host's; we hold the lock, so no live one's
             listener = await anyio.create_unix_listener(socket_path, mode=0o600)
-            logger.info("hosting the memory store for every stdio server on %s", socket_path)
+            logger.debug("hosting the memory store for every stdio server on %s", socket_path)
             task_status.started()
             async with listener:
 
