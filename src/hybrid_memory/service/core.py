@@ -28,7 +28,6 @@ from hybrid_memory.models import (
     MemoryStats,
     Neighbourhood,
     NoteResult,
-    NoteType,
     PinResult,
     RecallResult,
     Relation,
@@ -39,8 +38,8 @@ from hybrid_memory.models import (
     Walk,
 )
 from hybrid_memory.service import _validate
-from hybrid_memory.service._pages import pages
-from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
+from hybrid_memory.service._pages import every
+from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
 from hybrid_memory.service.forgetting import forget
 from hybrid_memory.service.knowledge.service import Knowledge
@@ -135,20 +134,9 @@ class MemoryService:
         plan = await self._notes.prepare(scope, note) if isinstance(note, NoteDraft) else note
         return await self._notes.create(scope, plan, summarizer)
 
-    async def update_note(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        content: str | None = None,
-        type: NoteType | None = None,
-        tags: Sequence[str] | None = None,
-        importance: float | None = None,
-    ) -> NoteResult:
+    async def update_note(self, scope: Scope, note_id: str, change: NoteUpdate) -> NoteResult:
         """Change a note's content, type, tags or importance; its pin, privacy and expiry stay."""
-        return await self._notes.update(
-            scope, note_id, content=content, type=type, tags=tags, importance=importance
-        )
+        return await self._notes.update(scope, note_id, change)
 
     async def create_link(
         self, scope: Scope, *, from_id: str, to_id: str, relation: Relation, strength: float = 1.0
@@ -234,7 +222,7 @@ class MemoryService:
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-        found = [m async for page in pages(self._stores.vectors, flt) for m in page]
+        found = await every(self._stores.vectors, flt)
         if not found:
             raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))

@@ -38,6 +38,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import eviction, progress
+from hybrid_memory.service._pages import every
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.summary import Summarizer as Summarizer
 from hybrid_memory.service.summary import SummaryRequest as SummaryRequest
@@ -49,7 +50,6 @@ logger = logging.getLogger(__name__)
 
 MAX_LISTED = 500
 MAX_REPLACES = 1000
-PAGE = 256
 
 
 Step = Callable[[int, str], Awaitable[None]]
@@ -100,13 +100,7 @@ class Lifecycle:
     # --- reading ------------------------------------------------------------------------------
 
     async def all_memories(self, flt: MemoryFilter) -> list[Memory]:
-        out: list[Memory] = []
-        offset: str | None = None
-        while True:
-            page, offset = await self._stores.vectors.scroll(flt, PAGE, offset)
-            out.extend(page)
-            if offset is None:
-                return out
+        return await every(self._stores.vectors, flt)
 
     @property
     def summarizes(self) -> bool:

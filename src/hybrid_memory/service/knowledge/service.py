@@ -25,6 +25,7 @@ from hybrid_memory.models.knowledge import (
     ThreadSummaryResult,
 )
 from hybrid_memory.service import _validate
+from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
 from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
 from hybrid_memory.service.stores import Stores
@@ -50,13 +51,7 @@ class Knowledge:
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """Every message memory of a thread, in thread order."""
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-        found: list[Memory] = []
-        offset: str | None = None
-        while True:
-            page, offset = await self._stores.vectors.scroll(flt, PAGE, offset)
-            found.extend(page)
-            if offset is None:
-                return thread_summary.in_order(found)
+        return thread_summary.in_order(await every(self._stores.vectors, flt))
 
     async def _thread(self, scope: Scope, thread_id: str) -> list[Memory]:
         messages = await self.thread_messages(scope, _validate.identifier(thread_id, "thread_id"))
