@@ -140,18 +140,15 @@ class Notes:
         tags = _validate.tags(draft.tags)
         thread_id = None if draft.thread_id is None else _validate.identifier(draft.thread_id, "thread_id")
         [dense] = await self.stores.embedder.embed_documents([cleaned.text])
-        note = Note(
-            id=str(uuid.uuid4()),
-            project=scope.project,
-            user=scope.user,
-            content=cleaned.text,
-            type=draft.type,
+        note = Note.new(
+            scope,
+            str(uuid.uuid4()),
+            cleaned.text,
+            draft.type,
+            now,
             tags=tags,
             importance=draft.importance,
             thread_id=thread_id,
-            created=now,
-            modified=now,
-            valid_from=now,
         )
         memory = self._memory(note, private=draft.private, expires_at=expires_at)
         return NotePlan(note, memory, dense, cleaned.count, draft.force)
@@ -208,18 +205,7 @@ class Notes:
         source = await self.get(scope, from_id)
         target = await self.get(scope, to_id)
         now = utcnow()
-        link = await self.stores.graph.upsert_link(
-            Link(
-                from_id=from_id,
-                to_id=to_id,
-                relation=relation,
-                strength=strength,
-                project=scope.project,
-                user=scope.user,
-                created=now,
-                valid_from=now,
-            )
-        )
+        link = await self.stores.graph.upsert_link(Link.new(scope, from_id, to_id, relation, now, strength))
         if relation in CLOSING_RELATIONS:
             # "A supersedes B": B ends. "A contradicts B": the older of the two ends.
             older = target if relation is Relation.SUPERSEDES or target.created <= source.created else source
