@@ -34,7 +34,8 @@ from hybrid_memory.backends._sqlite_schema import (
     note_where,
     walk_queries,
 )
-from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
+from hybrid_memory.backends._text import note_not_found
+from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
 from hybrid_memory.models import (
     Link,
     Neighbourhood,
@@ -49,12 +50,6 @@ from hybrid_memory.models import (
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-def _not_found(note_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
-    )
 
 
 def _write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -298,7 +293,7 @@ class SqliteGraphStore:
             }
             for note_id in (link.from_id, link.to_id):
                 if note_id not in found:
-                    raise _not_found(note_id)
+                    raise note_not_found(note_id)
             conn.execute(sql, params)
             stored = conn.execute(
                 "SELECT * FROM links"

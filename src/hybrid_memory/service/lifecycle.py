@@ -108,15 +108,8 @@ class Lifecycle:
         return self._settings.limited and self._settings.summarize_on_evict
 
     def limits_info(self) -> LimitsInfo:
-        s = self._settings
-        return LimitsInfo(
-            max_items=s.max_items,
-            max_tokens=s.max_tokens,
-            ttl_days=s.ttl_days,
-            eviction_policy=s.eviction_policy,
-            summarize_on_evict=s.summarize_on_evict,
-            retention_days=s.retention_days,
-        )
+        # Every field of LimitsInfo is a lifecycle setting of the same name.
+        return LimitsInfo.model_validate(self._settings, from_attributes=True)
 
     def _expired(self, memory: Memory, now: datetime) -> bool:
         # The precedence reads use too (service/retention.py): a pin always wins.
