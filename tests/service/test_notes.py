@@ -6,7 +6,7 @@ import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import Direction, MemoryKind, NoteType, Relation, Walk
-from hybrid_memory.service import NoteDraft, RecallOptions
+from hybrid_memory.service import NoteDraft, NoteUpdate, RecallOptions
 
 from .conftest import SCOPE, Harness
 
@@ -86,7 +86,7 @@ async def test_update_reindexes_the_new_text_and_keeps_the_pin(harness: Harness)
     await harness.service.pin(SCOPE, note.id, True)
 
     updated = await harness.service.update_note(
-        SCOPE, note.id, content="The cache is Memcached.", tags=["cache"]
+        SCOPE, note.id, NoteUpdate(content="The cache is Memcached.", tags=["cache"])
     )
 
     [copy] = await harness.vectors.get(SCOPE, [note.id])
@@ -103,7 +103,7 @@ async def test_update_needs_a_change(harness: Harness) -> None:
     note = await harness.service.create_note(SCOPE, NoteDraft(content="Unchanged.", type=NoteType.FACT))
 
     with pytest.raises(InvalidInputError) as refused:
-        await harness.service.update_note(SCOPE, note.id)
+        await harness.service.update_note(SCOPE, note.id, NoteUpdate())
 
     assert str(refused.value) == "Nothing to update: pass at least one of content, type, tags, importance."
 

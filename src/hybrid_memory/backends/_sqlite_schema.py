@@ -1,4 +1,4 @@
-"""Schema of the embedded SQLite graph store and the mapping between its rows and the models.
+"""The embedded SQLite graph store's schema, its rows as models, and its neighbourhood walk query.
 
 The schema is created idempotently by :func:`ensure_schema`.
 
@@ -35,7 +35,7 @@ from hybrid_memory.backends._text import (
     quoted_or,
 )
 from hybrid_memory.errors import BackendError, ConflictError
-from hybrid_memory.models import Link, Note, NoteFilter, Relation
+from hybrid_memory.models import Direction, Link, Note, NoteFilter, Relation, Scope, Walk
 
 MIN_SQLITE = (3, 34, 0)
 """The neighbourhood walk uses several recursive SELECTs in one CTE, new in SQLite 3.34."""
@@ -198,3 +198,69 @@ def note_where(flt: NoteFilter) -> tuple[str, dict[str, Any]]:
         clauses.append(VALID_AT.format(a="n"))
         params["at"] = fmt_time(flt.valid_at)
     return " AND ".join(clauses), params
+
+
+# One recursive step of the walk per direction followed: the link column matched to the
+# current note ``w.id``, and the column naming the note reached. "both" uses both steps.
+_STEPS: dict[Direction, tuple[tuple[str, str], ...]] = {
+    Direction.OUT: (("from_id", "to_id"),),
+    Direction.IN: (("to_id", "from_id"),),
+    Direction.BOTH: (("from_id", "to_id"), ("to_id", "from_id")),
+}
+
+
+def walk_queries(scope: Scope, walk: Walk) -> tuple[str, str, dict[str, Any]]:
+    """The neighbourhood's two queries: the notes reached from ``walk.note_id``, then the
+    links among them (bound to ``:ids``), and the parameters both take."""
+    params: dict[str, Any] = {
+        "project": scope.project,
+        "user": scope.user,
+        "start": walk.note_id,
+        "depth": walk.depth,
+        "limit": walk.limit,
+    }
+    link_filter = ""
+    note_filter = ""
+    if walk.relations is not None:
+        link_filter += " AND l.relation IN (SELECT value FROM json_each(:relations))"
+        params["relations"] = json.dumps([r.value for r in walk.relations])
+    if walk.valid_at is not None:
+        link_filter += " AND " + VALID_AT.format(a="l")
+        note_filter = " AND " + VALID_AT.format(a="n")
+        params["at"] = fmt_time(walk.valid_at)
+    # One SELECT per step, each an index lookup (the primary key for from_id, links_scope_to
+    # for to_id); an OR of both would make SQLite scan every link of the scope instead.
+    # CROSS JOIN pins the join order for the same reason. UNION (not UNION ALL) drops
+    # repeated (id, depth) rows and depth is bounded, so cycles terminate; MIN(depth)
+    # below then keeps each note once.
+    steps = "\n                UNION\n".join(
+        f"""
+            SELECT l.{reached}, w.depth + 1
+            FROM walk AS w
+            CROSS JOIN links AS l
+                ON l.project = :project AND l.user = :user AND l.{matched} = w.id{link_filter}
+            CROSS JOIN notes AS n
+                ON n.project = :project AND n.user = :user AND n.id = l.{reached}{note_filter}
+            WHERE w.depth < :depth"""
+        for matched, reached in _STEPS[walk.direction]
+    )
+    walk_sql = f"""
+        WITH RECURSIVE walk (id, depth) AS (
+            SELECT :start, 0
+            UNION{steps}
+        ),
+        nearest (id, depth) AS (
+            SELECT id, MIN(depth) FROM walk WHERE id <> :start GROUP BY id
+        )
+        SELECT n.* FROM nearest JOIN notes AS n ON n.id = nearest.id
+        ORDER BY nearest.depth, n.created, n.id
+        LIMIT :limit
+    """
+    links_sql = f"""
+        SELECT l.* FROM links AS l
+        WHERE l.project = :project AND l.user = :user
+          AND l.from_id IN (SELECT value FROM json_each(:ids))
+          AND l.to_id IN (SELECT value FROM json_each(:ids)){link_filter}
+        ORDER BY l.from_id, l.to_id, l.relation
+    """
+    return walk_sql, links_sql, params

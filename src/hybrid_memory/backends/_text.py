@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from hybrid_memory.errors import NotFoundError
 from hybrid_memory.models import Link, Note, NoteType
 
 # Letters and digits; "_" splits words, as SQLite's unicode61 tokenizer and Lucene's standard one do.
@@ -104,3 +105,10 @@ def link_times(link: Link) -> dict[str, Any]:
         "valid_from": fmt_time_opt(link.valid_from),
         "valid_to": fmt_time_opt(link.valid_to),
     }
+
+
+def note_not_found(note_id: str) -> NotFoundError:
+    """What every graph store raises for a note id that is not in the scope."""
+    return NotFoundError(
+        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
+    )

@@ -22,8 +22,8 @@ from datetime import datetime
 
 import anyio.lowlevel
 
-from hybrid_memory.backends._text import WORD, query_terms
-from hybrid_memory.errors import ConflictError, NotFoundError
+from hybrid_memory.backends._text import WORD, note_not_found, query_terms
+from hybrid_memory.errors import ConflictError
 from hybrid_memory.models import (
     Direction,
     Link,
@@ -89,12 +89,6 @@ def _fold(text: str) -> str:
 
 def _words(note: Note) -> list[str]:
     return WORD.findall(_fold(" ".join([note.content, *note.tags])))
-
-
-def _not_found(note_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
-    )
 
 
 class InMemoryGraphStore:
@@ -192,7 +186,7 @@ class InMemoryGraphStore:
         for note_id in (link.from_id, link.to_id):
             note = self._data.notes.get(note_id)
             if note is None or not _in_scope(note, scope):
-                raise _not_found(note_id)
+                raise note_not_found(note_id)
         stored = self._data.links.get(_key(link))
         if stored is not None:
             link = link.model_copy(update={"created": stored.created})

@@ -36,8 +36,8 @@ from neo4j.exceptions import (
 )
 
 from hybrid_memory.backends import cypher
-from hybrid_memory.backends._text import fmt_time_opt, query_terms
-from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
+from hybrid_memory.backends._text import fmt_time_opt, note_not_found, query_terms
+from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
 from hybrid_memory.models import (
     Direction,
     Link,
@@ -69,12 +69,6 @@ def _describe(exc: Exception) -> str:
     if isinstance(exc, Neo4jError) and exc.message:
         return f"{exc.message} [{exc.code}]" if exc.code else exc.message
     return " ".join(str(exc).split()) or type(exc).__name__
-
-
-def _not_found(note_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
-    )
 
 
 class Neo4jGraphStore:
@@ -261,7 +255,7 @@ class Neo4jGraphStore:
             scope = Scope(project=link.project, user=link.user)
             found = {note.id for note in await self.get_notes(scope, [link.from_id, link.to_id])}
             missing = link.from_id if link.from_id not in found else link.to_id
-            raise _not_found(missing)
+            raise note_not_found(missing)
         return cypher.link_from_row(rows[0], project=link.project, user=link.user)
 
     async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:

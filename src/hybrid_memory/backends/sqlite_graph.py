@@ -19,25 +19,24 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
 
 from hybrid_memory.backends import _sqlite_schema
 from hybrid_memory.backends._sqlite_schema import (
-    VALID_AT,
     fts_query,
     link_from_row,
     link_params,
     note_from_row,
     note_params,
     note_where,
+    walk_queries,
 )
-from hybrid_memory.backends._text import fmt_time
-from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError, NotFoundError
+from hybrid_memory.backends._text import note_not_found
+from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
 from hybrid_memory.models import (
-    Direction,
     Link,
     Neighbourhood,
     Note,
@@ -51,20 +50,6 @@ from hybrid_memory.models import (
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-# One recursive step of the walk per direction followed: the link column matched to the
-# current note ``w.id``, and the column naming the note reached. "both" uses both steps.
-_STEPS: dict[Direction, tuple[tuple[str, str], ...]] = {
-    Direction.OUT: (("from_id", "to_id"),),
-    Direction.IN: (("to_id", "from_id"),),
-    Direction.BOTH: (("from_id", "to_id"), ("to_id", "from_id")),
-}
-
-
-def _not_found(note_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"No note '{note_id}' in this project. create_note returns note ids; recall_memory finds them."
-    )
 
 
 def _write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -308,7 +293,7 @@ class SqliteGraphStore:
             }
             for note_id in (link.from_id, link.to_id):
                 if note_id not in found:
-                    raise _not_found(note_id)
+                    raise note_not_found(note_id)
             conn.execute(sql, params)
             stored = conn.execute(
                 "SELECT * FROM links"
@@ -348,57 +333,7 @@ class SqliteGraphStore:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
         if walk.empty:
             return Neighbourhood(notes=[], links=[])
-        params: dict[str, Any] = {
-            "project": scope.project,
-            "user": scope.user,
-            "start": walk.note_id,
-            "depth": walk.depth,
-            "limit": walk.limit,
-        }
-        link_filter = ""
-        note_filter = ""
-        if walk.relations is not None:
-            link_filter += " AND l.relation IN (SELECT value FROM json_each(:relations))"
-            params["relations"] = json.dumps([r.value for r in walk.relations])
-        if walk.valid_at is not None:
-            link_filter += " AND " + VALID_AT.format(a="l")
-            note_filter = " AND " + VALID_AT.format(a="n")
-            params["at"] = fmt_time(walk.valid_at)
-        # One SELECT per step, each an index lookup (the primary key for from_id, links_scope_to
-        # for to_id); an OR of both would make SQLite scan every link of the scope instead.
-        # CROSS JOIN pins the join order for the same reason. UNION (not UNION ALL) drops
-        # repeated (id, depth) rows and depth is bounded, so cycles terminate; MIN(depth)
-        # below then keeps each note once.
-        steps = "\n                UNION\n".join(
-            f"""
-                SELECT l.{reached}, w.depth + 1
-                FROM walk AS w
-                CROSS JOIN links AS l
-                    ON l.project = :project AND l.user = :user AND l.{matched} = w.id{link_filter}
-                CROSS JOIN notes AS n
-                    ON n.project = :project AND n.user = :user AND n.id = l.{reached}{note_filter}
-                WHERE w.depth < :depth"""
-            for matched, reached in _STEPS[walk.direction]
-        )
-        walk_sql = f"""
-            WITH RECURSIVE walk (id, depth) AS (
-                SELECT :start, 0
-                UNION{steps}
-            ),
-            nearest (id, depth) AS (
-                SELECT id, MIN(depth) FROM walk WHERE id <> :start GROUP BY id
-            )
-            SELECT n.* FROM nearest JOIN notes AS n ON n.id = nearest.id
-            ORDER BY nearest.depth, n.created, n.id
-            LIMIT :limit
-        """
-        links_sql = f"""
-            SELECT l.* FROM links AS l
-            WHERE l.project = :project AND l.user = :user
-              AND l.from_id IN (SELECT value FROM json_each(:ids))
-              AND l.to_id IN (SELECT value FROM json_each(:ids)){link_filter}
-            ORDER BY l.from_id, l.to_id, l.relation
-        """
+        walk_sql, links_sql, params = walk_queries(scope, walk)
 
         def traverse(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
             note_rows = conn.execute(walk_sql, params).fetchall()

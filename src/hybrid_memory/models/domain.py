@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -201,6 +202,34 @@ class Note(BaseModel):
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else _as_utc(value)
 
+    @classmethod
+    def new(
+        cls,
+        scope: Scope,
+        note_id: str,
+        content: str,
+        type: NoteType,
+        at: datetime,
+        *,
+        tags: Sequence[str] = (),
+        importance: float | None = None,
+        thread_id: str | None = None,
+    ) -> Note:
+        """A note of ``scope`` written at ``at``: created, modified and valid from then."""
+        return cls(
+            id=note_id,
+            project=scope.project,
+            user=scope.user,
+            content=content,
+            type=type,
+            created=at,
+            modified=at,
+            valid_from=at,
+            tags=list(tags),
+            importance=importance,
+            thread_id=thread_id,
+        )
+
 
 class Link(BaseModel):
     """A typed, directed edge between two notes of one scope. Unique per (from, to, relation)."""
@@ -219,6 +248,22 @@ class Link(BaseModel):
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else _as_utc(value)
+
+    @classmethod
+    def new(
+        cls, scope: Scope, from_id: str, to_id: str, relation: Relation, at: datetime, strength: float = 1.0
+    ) -> Link:
+        """A link of ``scope`` made at ``at``: created and valid from then."""
+        return cls(
+            from_id=from_id,
+            to_id=to_id,
+            relation=relation,
+            strength=strength,
+            project=scope.project,
+            user=scope.user,
+            created=at,
+            valid_from=at,
+        )
 
 
 class NoteFilter(BaseModel):

@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
+    from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
     from hybrid_memory.service.core import MemoryService
     from hybrid_memory.service.recall import RecallOptions
     from hybrid_memory.service.threads import memory_id
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "DryRun": "commands",
     "NoteDraft": "commands",
+    "NoteUpdate": "commands",
     "TaskDraft": "commands",
     "ThreadDraft": "commands",
     "MemoryService": "core",
@@ -29,6 +30,7 @@ __all__ = [
     "DryRun",
     "MemoryService",
     "NoteDraft",
+    "NoteUpdate",
     "RecallOptions",
     "TaskDraft",
     "ThreadDraft",

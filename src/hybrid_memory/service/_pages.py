@@ -18,3 +18,8 @@ async def pages(vectors: VectorStore, flt: MemoryFilter) -> AsyncIterator[list[M
         yield page
         if offset is None:
             return
+
+
+async def every(vectors: VectorStore, flt: MemoryFilter) -> list[Memory]:
+    """All the memories matching ``flt``, read a page at a time."""
+    return [m async for page in pages(vectors, flt) for m in page]

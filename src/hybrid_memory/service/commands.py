@@ -35,6 +35,17 @@ class NoteDraft:
 
 
 @dataclass(frozen=True)
+class NoteUpdate:
+    """update_note's arguments: the fields to change; None leaves a field as it is."""
+
+    content: str | None = None
+    type: NoteType | None = None
+    tags: Sequence[str] | None = None
+    """Replace the old ones."""
+    importance: float | None = None
+
+
+@dataclass(frozen=True)
 class TaskDraft:
     """record_task's arguments."""
 

@@ -28,7 +28,6 @@ from hybrid_memory.models import (
     MemoryStats,
     Neighbourhood,
     NoteResult,
-    NoteType,
     PinResult,
     RecallResult,
     Relation,
@@ -39,16 +38,16 @@ from hybrid_memory.models import (
     Walk,
 )
 from hybrid_memory.service import _validate
-from hybrid_memory.service._pages import pages
-from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
+from hybrid_memory.service._pages import every
+from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
 from hybrid_memory.service.forgetting import forget
-from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes, no_note
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.service.retention import LiveVectors
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.summary import build_summarizer
 from hybrid_memory.service.tasks import TaskPlan, task_memory
 from hybrid_memory.service.threads import ThreadPlan, Threads
@@ -70,10 +69,7 @@ class MemoryService:
         sparse: Bm25Encoder | None = None,
     ) -> None:
         self._settings = settings
-        self._vectors = vectors
-        self._graph = graph
-        self._embedder = embedder
-        self._indexer = Indexer(vectors=vectors, embedder=embedder, sparse=sparse)
+        self._stores = stores = Stores.over(vectors, graph, embedder, sparse)
         # Reads see only what has not expired; writes, repair and cleanup see the store itself.
         self._live = LiveVectors(vectors, settings.lifecycle.retention_days)
         self._recaller = Recaller(
@@ -81,34 +77,18 @@ class MemoryService:
             vectors=self._live,
             graph=graph,
             embedder=embedder,
-            sparse=self._indexer.sparse,
+            sparse=stores.indexer.sparse,
             validate_text=self._text,
         )
         self._lifecycle = Lifecycle(
-            settings=settings.lifecycle,
-            vectors=vectors,
-            graph=graph,
-            embedder=embedder,
-            indexer=self._indexer,
-            summarizer=build_summarizer(settings.lifecycle),
+            settings=settings.lifecycle, stores=stores, summarizer=build_summarizer(settings.lifecycle)
         )
-        self._threads = Threads(
-            settings=settings,
-            vectors=vectors,
-            embedder=embedder,
-            indexer=self._indexer,
-            lifecycle=self._lifecycle,
-        )
+        self._threads = Threads(settings=settings, stores=stores, lifecycle=self._lifecycle)
         self._notes = Notes(
-            vectors=vectors,
-            graph=graph,
-            embedder=embedder,
-            indexer=self._indexer,
-            lifecycle=self._lifecycle,
-            max_content_chars=settings.max_content_chars,
+            stores=stores, lifecycle=self._lifecycle, max_content_chars=settings.max_content_chars
         )
         self._context = ContextBuilder(vectors=self._live, embedder=embedder, recall=self._recaller.recall)
-        self.knowledge = Knowledge(settings.lifecycle, vectors, graph, embedder, self._indexer)
+        self.knowledge = Knowledge(settings.lifecycle, stores)
 
     def _text(self, value: str, what: str) -> str:
         return _validate.text(value, what, self._settings.max_content_chars)
@@ -154,20 +134,9 @@ class MemoryService:
         plan = await self._notes.prepare(scope, note) if isinstance(note, NoteDraft) else note
         return await self._notes.create(scope, plan, summarizer)
 
-    async def update_note(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        content: str | None = None,
-        type: NoteType | None = None,
-        tags: Sequence[str] | None = None,
-        importance: float | None = None,
-    ) -> NoteResult:
+    async def update_note(self, scope: Scope, note_id: str, change: NoteUpdate) -> NoteResult:
         """Change a note's content, type, tags or importance; its pin, privacy and expiry stay."""
-        return await self._notes.update(
-            scope, note_id, content=content, type=type, tags=tags, importance=importance
-        )
+        return await self._notes.update(scope, note_id, change)
 
     async def create_link(
         self, scope: Scope, *, from_id: str, to_id: str, relation: Relation, strength: float = 1.0
@@ -190,7 +159,7 @@ class MemoryService:
         self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None
     ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
-        return await forget(self._vectors, self._graph, scope, ids=ids, thread_id=thread_id)
+        return await forget(self._stores.vectors, self._stores.graph, scope, ids=ids, thread_id=thread_id)
 
     async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
         """Pin a memory or note into core memory (never evicted, always in context), or unpin it."""
@@ -214,7 +183,7 @@ class MemoryService:
 
     async def read(self, scope: Scope, memory_id: str) -> Memory:
         """One memory or note by id (a note's searchable copy holds its whole content)."""
-        found = await self._vectors.get(scope, [memory_id])
+        found = await self._stores.vectors.get(scope, [memory_id])
         if not found:
             raise NotFoundError(
                 f"No memory or note '{memory_id}' in this project. "
@@ -225,7 +194,7 @@ class MemoryService:
     @property
     def embedder(self) -> Embedder:
         """The model, whose tokenizer also measures what the tools send back."""
-        return self._embedder
+        return self._stores.embedder
 
     # --- recall ----------------------------------------------------------------------------
 
@@ -247,13 +216,13 @@ class MemoryService:
 
     async def core_memory(self, scope: Scope, limit: int) -> list[Memory]:
         """The pinned memories, most important first."""
-        pinned, _ = await self._vectors.scroll(MemoryFilter(scope=scope, pinned=True), limit)
+        pinned, _ = await self._stores.vectors.scroll(MemoryFilter(scope=scope, pinned=True), limit)
         return sorted(pinned, key=lambda m: (-(m.importance or 0.5), m.created_at))
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-        found = [m async for page in pages(self._vectors, flt) for m in page]
+        found = await every(self._stores.vectors, flt)
         if not found:
             raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
@@ -263,9 +232,8 @@ class MemoryService:
     def _task(self, scope: Scope, task: TaskDraft | TaskPlan) -> TaskPlan:
         if isinstance(task, TaskPlan):
             return task
-        return task_memory(
-            scope, task, max_chars=self._settings.max_content_chars, count_tokens=self._embedder.count_tokens
-        )
+        count = self._stores.embedder.count_tokens
+        return task_memory(scope, task, max_chars=self._settings.max_content_chars, count_tokens=count)
 
     async def plan_task(self, scope: Scope, draft: TaskDraft) -> DryRun[TaskPlan]:
         """Dry run of record_task: its task memory and what its eviction would summarise."""
@@ -278,7 +246,7 @@ class MemoryService:
         """A task outcome as a ``task`` memory: what was tried, what happened, whether it worked."""
         plan = self._task(scope, task)
         memory = plan.memory
-        await self._indexer.store([memory])
+        await self._stores.indexer.store([memory])
         evicted = await self._lifecycle.enforce(scope, summarizer)
         return TaskResult(
             id=memory.id, text=memory.text, success=plan.success, redacted=plan.redacted, evicted=evicted

@@ -20,8 +20,6 @@ from datetime import datetime, timedelta
 
 import anyio
 
-from hybrid_memory.backends.base import GraphStore, VectorStore
-from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
     CleanupResult,
@@ -40,7 +38,8 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import eviction, progress
-from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service._pages import every
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.summary import Summarizer as Summarizer
 from hybrid_memory.service.summary import SummaryRequest as SummaryRequest
 from hybrid_memory.service.summary import model_summary, summary_lines
@@ -51,7 +50,6 @@ logger = logging.getLogger(__name__)
 
 MAX_LISTED = 500
 MAX_REPLACES = 1000
-PAGE = 256
 
 
 Step = Callable[[int, str], Awaitable[None]]
@@ -89,18 +87,12 @@ class Lifecycle:
         self,
         *,
         settings: LifecycleSettings,
-        vectors: VectorStore,
-        graph: GraphStore,
-        embedder: Embedder,
-        indexer: Indexer,
+        stores: Stores,
         summarizer: Summarizer | None = None,
     ) -> None:
         self._settings = settings
-        self._vectors = vectors
-        self._graph = graph
-        self._embedder = embedder
-        self._indexer = indexer
-        self._usage = indexer.usage
+        self._stores = stores
+        self._usage = stores.indexer.usage
         self._fallback = summarizer
         self._locks: defaultdict[Scope, anyio.Lock] = defaultdict(anyio.Lock)
         self._counters: defaultdict[Scope, _Counters] = defaultdict(_Counters)
@@ -108,13 +100,7 @@ class Lifecycle:
     # --- reading ------------------------------------------------------------------------------
 
     async def all_memories(self, flt: MemoryFilter) -> list[Memory]:
-        out: list[Memory] = []
-        offset: str | None = None
-        while True:
-            page, offset = await self._vectors.scroll(flt, PAGE, offset)
-            out.extend(page)
-            if offset is None:
-                return out
+        return await every(self._stores.vectors, flt)
 
     @property
     def summarizes(self) -> bool:
@@ -122,15 +108,8 @@ class Lifecycle:
         return self._settings.limited and self._settings.summarize_on_evict
 
     def limits_info(self) -> LimitsInfo:
-        s = self._settings
-        return LimitsInfo(
-            max_items=s.max_items,
-            max_tokens=s.max_tokens,
-            ttl_days=s.ttl_days,
-            eviction_policy=s.eviction_policy,
-            summarize_on_evict=s.summarize_on_evict,
-            retention_days=s.retention_days,
-        )
+        # Every field of LimitsInfo is a lifecycle setting of the same name.
+        return LimitsInfo.model_validate(self._settings, from_attributes=True)
 
     def _expired(self, memory: Memory, now: datetime) -> bool:
         # The precedence reads use too (service/retention.py): a pin always wins.
@@ -270,10 +249,10 @@ class Lifecycle:
 
     async def _remove(self, scope: Scope, memories: Sequence[Memory]) -> list[str]:
         for note in (m for m in memories if m.kind is MemoryKind.NOTE):
-            await self._graph.delete_note(scope, note.id)
+            await self._stores.graph.delete_note(scope, note.id)
         ids = [m.id for m in memories]
         if ids:
-            await self._vectors.delete(scope, ids)
+            await self._stores.vectors.delete(scope, ids)
         return ids
 
     async def _evict(
@@ -285,7 +264,7 @@ class Lifecycle:
         summary_id = None
         if planned.plan.summarize:
             summary = await self._summary(scope, victims, summarizer)
-            await self._indexer.store([summary])
+            await self._stores.indexer.store([summary])
             summary_id = summary.id
             self._counters[scope].summaries += 1
         await self._remove(scope, victims)
@@ -319,7 +298,7 @@ class Lifecycle:
             thread_id=threads.pop() if len(threads) == 1 else None,
             tags=["summary"],
             source=f"eviction:{source}",
-            tokens=self._embedder.count_tokens(text),
+            tokens=self._stores.embedder.count_tokens(text),
             private=any(m.private for m in victims),
             replaces=[m.id for m in victims][:MAX_REPLACES],
             replaced_count=count,
@@ -327,14 +306,14 @@ class Lifecycle:
 
     def _fit(self, text: str, budget: int) -> str:
         # Re-counted after each cut: a word cut in half may tokenise into more pieces.
-        while self._embedder.count_tokens(text) > budget:
-            text = eviction.truncate_to_tokens(text, self._embedder.token_spans(text), budget)
+        while self._stores.embedder.count_tokens(text) > budget:
+            text = eviction.truncate_to_tokens(text, self._stores.embedder.token_spans(text), budget)
         return text
 
     # --- pins, access, stats ------------------------------------------------------------------
 
     async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
-        found = await self._vectors.get(scope, [memory_id])
+        found = await self._stores.vectors.get(scope, [memory_id])
         if not found:
             verb = "pin" if pinned else "unpin"
             raise NotFoundError(
@@ -343,7 +322,7 @@ class Lifecycle:
             )
         memory = found[0]
         if memory.pinned != pinned:
-            await self._vectors.set_payload(scope, memory.id, {"pinned": pinned})
+            await self._stores.vectors.set_payload(scope, memory.id, {"pinned": pinned})
             self._usage.forget(scope)  # a pin changes what the limits may evict: count again
         return PinResult(
             id=memory.id, kind=memory.kind, pinned=pinned, changed=memory.pinned != pinned, text=memory.text
@@ -355,7 +334,7 @@ class Lifecycle:
             return
         now = utcnow()
         for memory_id in ids:
-            await self._vectors.set_payload(scope, memory_id, {"last_accessed_at": now})
+            await self._stores.vectors.set_payload(scope, memory_id, {"last_accessed_at": now})
 
     def record_recall(self, scope: Scope, hit: bool) -> None:
         counters = self._counters[scope]
@@ -376,7 +355,7 @@ class Lifecycle:
             by_kind=[KindStats(kind=k, count=n, tokens=t) for k, (n, t) in by_kind.items()],
             pinned=sum(m.pinned for m in memories),
             private=sum(m.private for m in memories),
-            notes=await self._graph.count_notes(NoteFilter(scope=scope)),
+            notes=await self._stores.graph.count_notes(NoteFilter(scope=scope)),
             evictions=c.evictions,
             summaries_written=c.summaries,
             deleted_expired=c.deleted_expired,

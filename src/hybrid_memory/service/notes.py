@@ -9,11 +9,8 @@ start-up) re-indexes it.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hybrid_memory.backends.base import GraphStore, VectorStore
-from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
     Link,
@@ -24,17 +21,16 @@ from hybrid_memory.models import (
     Note,
     NoteFilter,
     NoteResult,
-    NoteType,
     Relation,
     Scope,
     Walk,
     utcnow,
 )
 from hybrid_memory.service import _validate
-from hybrid_memory.service.commands import NoteDraft
-from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service.commands import NoteDraft, NoteUpdate
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.stores import Stores
 
 # Links of these kinds say the target is no longer true: the older note's validity ends.
 CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
@@ -60,31 +56,19 @@ def no_note(note_id: str) -> NotFoundError:
     )
 
 
+@dataclass(frozen=True)
 class Notes:
     """The note and link use cases; MemoryService exposes them under its own names."""
 
-    def __init__(
-        self,
-        *,
-        vectors: VectorStore,
-        graph: GraphStore,
-        embedder: Embedder,
-        indexer: Indexer,
-        lifecycle: Lifecycle,
-        max_content_chars: int,
-    ) -> None:
-        self._vectors = vectors
-        self._graph = graph
-        self._embedder = embedder
-        self._indexer = indexer
-        self._lifecycle = lifecycle
-        self._max_chars = max_content_chars
+    stores: Stores
+    lifecycle: Lifecycle
+    max_content_chars: int
 
     def _text(self, value: str, what: str) -> str:
-        return _validate.text(value, what, self._max_chars)
+        return _validate.text(value, what, self.max_content_chars)
 
     async def get(self, scope: Scope, note_id: str) -> Note:
-        found = await self._graph.get_notes(scope, [note_id])
+        found = await self.stores.graph.get_notes(scope, [note_id])
         if not found:
             raise no_note(note_id)
         return found[0]
@@ -113,7 +97,7 @@ class Notes:
             valid_from=note.valid_from,
             valid_to=note.valid_to,
             source="create_note",
-            tokens=self._embedder.count_tokens(note.content),
+            tokens=self.stores.embedder.count_tokens(note.content),
         ).model_copy(update=fields)
 
     async def _index(
@@ -121,7 +105,7 @@ class Notes:
     ) -> Memory:
         """Write the note's searchable copy (see :meth:`_memory`)."""
         memory = self._memory(note, keep=keep, **fields)
-        await self._indexer.store([memory], dense=[dense])
+        await self.stores.indexer.store([memory], dense=[dense])
         return memory
 
     @staticmethod
@@ -139,11 +123,11 @@ class Notes:
     async def _near_duplicate(self, scope: Scope, dense: list[float]) -> tuple[Note, Memory, float] | None:
         """The live note of ``scope`` closest to ``dense``, when at least NEAR_DUPLICATE_SIMILARITY."""
         flt = MemoryFilter(scope=scope, kinds=[MemoryKind.NOTE])
-        for hit in await self._vectors.search_dense(dense, flt, 5):
+        for hit in await self.stores.vectors.search_dense(dense, flt, 5):
             if hit.score < NEAR_DUPLICATE_SIMILARITY:
                 return None
             if hit.memory.valid_to is None:
-                notes = await self._graph.get_notes(scope, [hit.memory.id])
+                notes = await self.stores.graph.get_notes(scope, [hit.memory.id])
                 if notes:
                     return notes[0], hit.memory, hit.score
         return None
@@ -155,19 +139,16 @@ class Notes:
         expires_at = _validate.expiry(now, draft.retention_days)
         tags = _validate.tags(draft.tags)
         thread_id = None if draft.thread_id is None else _validate.identifier(draft.thread_id, "thread_id")
-        [dense] = await self._embedder.embed_documents([cleaned.text])
-        note = Note(
-            id=str(uuid.uuid4()),
-            project=scope.project,
-            user=scope.user,
-            content=cleaned.text,
-            type=draft.type,
+        [dense] = await self.stores.embedder.embed_documents([cleaned.text])
+        note = Note.new(
+            scope,
+            str(uuid.uuid4()),
+            cleaned.text,
+            draft.type,
+            now,
             tags=tags,
             importance=draft.importance,
             thread_id=thread_id,
-            created=now,
-            modified=now,
-            valid_from=now,
         )
         memory = self._memory(note, private=draft.private, expires_at=expires_at)
         return NotePlan(note, memory, dense, cleaned.count, draft.force)
@@ -187,41 +168,32 @@ class Notes:
             return self._result(
                 existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=plan.redacted
             )
-        await self._graph.upsert_note(plan.note)
-        await self._indexer.store([plan.memory], dense=[plan.dense])
-        evicted = await self._lifecycle.enforce(scope, summarizer)
+        await self.stores.graph.upsert_note(plan.note)
+        await self.stores.indexer.store([plan.memory], dense=[plan.dense])
+        evicted = await self.lifecycle.enforce(scope, summarizer)
         del evicted  # the note itself may be among them only if every other memory is pinned
         return self._result(plan.note, plan.memory, redacted=plan.redacted)
 
-    async def update(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        content: str | None = None,
-        type: NoteType | None = None,
-        tags: Sequence[str] | None = None,
-        importance: float | None = None,
-    ) -> NoteResult:
+    async def update(self, scope: Scope, note_id: str, change: NoteUpdate) -> NoteResult:
         note = await self.get(scope, note_id)
         changes: dict[str, object] = {"modified": utcnow()}
         redacted = 0
-        if content is not None:
-            cleaned = redact(self._text(content, "content"))
+        if change.content is not None:
+            cleaned = redact(self._text(change.content, "content"))
             changes["content"], redacted = cleaned.text, cleaned.count
-        if type is not None:
-            changes["type"] = type
-        if tags is not None:
-            changes["tags"] = _validate.tags(tags)
-        if importance is not None:
-            changes["importance"] = importance
+        if change.type is not None:
+            changes["type"] = change.type
+        if change.tags is not None:
+            changes["tags"] = _validate.tags(change.tags)
+        if change.importance is not None:
+            changes["importance"] = change.importance
         if len(changes) == 1:
             raise InvalidInputError(
                 "Nothing to update: pass at least one of content, type, tags, importance."
             )
         updated = note.model_copy(update=changes)
-        old = await self._vectors.get(scope, [note.id])
-        await self._graph.upsert_note(updated)
+        old = await self.stores.vectors.get(scope, [note.id])
+        await self.stores.graph.upsert_note(updated)
         memory = await self._index(updated, keep=old[0] if old else None)
         return self._result(updated, memory, redacted=redacted)
 
@@ -233,30 +205,19 @@ class Notes:
         source = await self.get(scope, from_id)
         target = await self.get(scope, to_id)
         now = utcnow()
-        link = await self._graph.upsert_link(
-            Link(
-                from_id=from_id,
-                to_id=to_id,
-                relation=relation,
-                strength=strength,
-                project=scope.project,
-                user=scope.user,
-                created=now,
-                valid_from=now,
-            )
-        )
+        link = await self.stores.graph.upsert_link(Link.new(scope, from_id, to_id, relation, now, strength))
         if relation in CLOSING_RELATIONS:
             # "A supersedes B": B ends. "A contradicts B": the older of the two ends.
             older = target if relation is Relation.SUPERSEDES or target.created <= source.created else source
             if older.valid_to is None:
                 closed = older.model_copy(update={"valid_to": now, "modified": now})
-                await self._graph.upsert_note(closed)
-                await self._vectors.set_payload(scope, closed.id, {"valid_to": now})
+                await self.stores.graph.upsert_note(closed)
+                await self.stores.vectors.set_payload(scope, closed.id, {"valid_to": now})
         return link
 
     async def linked(self, scope: Scope, walk: Walk) -> Neighbourhood:
         start = await self.get(scope, walk.note_id)
-        found = await self._graph.neighbourhood(scope, walk)
+        found = await self.stores.graph.neighbourhood(scope, walk)
         return Neighbourhood(notes=[start, *found.notes], links=found.links)
 
     async def repair(self, scope: Scope) -> int:
@@ -264,10 +225,10 @@ class Notes:
         repaired = 0
         offset = 0
         while True:
-            page = await self._graph.list_notes(NoteFilter(scope=scope), 256, offset)
+            page = await self.stores.graph.list_notes(NoteFilter(scope=scope), 256, offset)
             if not page:
                 return repaired
-            present = {m.id for m in await self._vectors.get(scope, [nt.id for nt in page])}
+            present = {m.id for m in await self.stores.vectors.get(scope, [nt.id for nt in page])}
             for note in page:
                 if note.id not in present:
                     await self._index(note)

@@ -11,8 +11,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from hybrid_memory.backends.base import VectorStore
-from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.chunking import chunk_text
 from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.models import (
@@ -27,9 +25,9 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate, progress
 from hybrid_memory.service.commands import ThreadDraft
-from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import Settings
 
 REMEMBERED_ROLES = frozenset({"user", "assistant"})
@@ -124,30 +122,20 @@ class ThreadPlan:
     redacted: int = 0
 
 
+@dataclass(frozen=True)
 class Threads:
     """The thread use cases; MemoryService exposes them under its own names."""
 
-    def __init__(
-        self,
-        *,
-        settings: Settings,
-        vectors: VectorStore,
-        embedder: Embedder,
-        indexer: Indexer,
-        lifecycle: Lifecycle,
-    ) -> None:
-        self._settings = settings
-        self._vectors = vectors
-        self._embedder = embedder
-        self._indexer = indexer
-        self._lifecycle = lifecycle
+    settings: Settings
+    stores: Stores
+    lifecycle: Lifecycle
 
     def _chunks(self, text: str) -> list[str]:
         return chunk_text(
             text,
-            token_spans=self._embedder.token_spans,
-            max_tokens=self._settings.chunk_tokens,
-            overlap_tokens=self._settings.chunk_overlap_tokens,
+            token_spans=self.stores.embedder.token_spans,
+            max_tokens=self.settings.chunk_tokens,
+            overlap_tokens=self.settings.chunk_overlap_tokens,
         )
 
     def _message_memories(
@@ -176,7 +164,7 @@ class Threads:
                 chunk_count=len(chunks),
                 created_at=created,
                 source="remember_thread",
-                tokens=self._embedder.count_tokens(chunk),
+                tokens=self.stores.embedder.count_tokens(chunk),
                 private=draft.private,
                 expires_at=_validate.expiry(created, draft.retention_days),
             )
@@ -191,9 +179,9 @@ class Threads:
             raise InvalidInputError(
                 "messages is empty. Pass the thread's messages as [{role, content}, ...]."
             )
-        if len(messages) > self._settings.max_messages:
+        if len(messages) > self.settings.max_messages:
             raise InvalidInputError(
-                f"{len(messages)} messages in one call; the limit is {self._settings.max_messages}. "
+                f"{len(messages)} messages in one call; the limit is {self.settings.max_messages}. "
                 "Send the thread in several calls with the same thread_id."
             )
         now = utcnow()
@@ -211,7 +199,7 @@ class Threads:
             for part in left_out:
                 skipped[f"block:{part}"] = skipped.get(f"block:{part}", 0) + 1
             write.skipped_blocks += len(left_out)
-            text = _validate.text(text, f"messages[{index}].content", self._settings.max_content_chars)
+            text = _validate.text(text, f"messages[{index}].content", self.settings.max_content_chars)
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
             message_id = _message_id(message, index, role, text, seen_ids)
@@ -226,7 +214,7 @@ class Threads:
 
     async def changed(self, scope: Scope, plan: ThreadPlan) -> list[Memory]:
         """The planned memories new or changed against the store, keeping the stored pin and last access."""
-        existing = {m.id: m for m in await self._vectors.get(scope, [m.id for m in plan.planned])}
+        existing = {m.id: m for m in await self.stores.vectors.get(scope, [m.id for m in plan.planned])}
         kept = ("pinned", "last_accessed_at")
         return [
             m.model_copy(update={k: getattr(existing[m.id], k) for k in kept}) if m.id in existing else m
@@ -242,10 +230,10 @@ class Threads:
         # Embedding is most of the work: a batch at a time, so a listener sees it advance.
         # A memory's neighbour left out of to_write is stored unchanged: the indexer reads its text.
         for start in range(0, len(to_write), PROGRESS_BATCH):
-            await self._indexer.store(to_write[start : start + PROGRESS_BATCH])
+            await self.stores.indexer.store(to_write[start : start + PROGRESS_BATCH])
             done = min(start + PROGRESS_BATCH, len(to_write))
             await progress.report(done, len(to_write), "memories embedded")
-        evicted = await self._lifecycle.enforce(scope, summarizer) if to_write else 0
+        evicted = await self.lifecycle.enforce(scope, summarizer) if to_write else 0
         changed = {m.id for m in to_write}
         stored = sum(1 for ids in plan.per_message if any(i in changed for i in ids))
         all_ids = [i for ids in plan.per_message for i in ids]
@@ -265,7 +253,7 @@ class Threads:
 
     async def list(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
         """A page of threads, largest first; one more is asked for to know whether a next page exists."""
-        counts = list((await self._vectors.thread_counts(scope, offset + limit + 1)).items())
+        counts = list((await self.stores.vectors.thread_counts(scope, offset + limit + 1)).items())
         page = counts[offset : offset + limit]
         more = len(counts) > offset + limit
         return ThreadList(

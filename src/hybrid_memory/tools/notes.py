@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from hybrid_memory.models import Direction, Link, Neighbourhood, NoteResult, NoteType, Relation, Walk
+from hybrid_memory.service import NoteUpdate
 from hybrid_memory.tools._common import Importance, MaxTokens, RetentionDays, SessionScope
 from hybrid_memory.tools._sampling import NoteWrite
 from hybrid_memory.tools.budget import DEFAULT_TOKENS
@@ -45,9 +46,8 @@ async def update_note(
     importance: Importance = None,
 ) -> NoteResult:
     """Change a note's content, type, tags or importance; its links stay."""
-    return await app(ctx).service.update_note(
-        scope, note_id, content=content, type=type, tags=tags, importance=importance
-    )
+    change = NoteUpdate(content=content, type=type, tags=tags, importance=importance)
+    return await app(ctx).service.update_note(scope, note_id, change)
 
 
 async def create_link(

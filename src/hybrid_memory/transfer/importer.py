@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
-from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.backends.base import GraphStore
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Link, Memory, Note, Scope
 from hybrid_memory.service import MemoryService
-from hybrid_memory.service.indexer import Indexer, context_tail
+from hybrid_memory.service.indexer import context_tail
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import Settings
 from hybrid_memory.transfer.format import MAX_PROBLEMS, ImportFileError, scope_of
 from hybrid_memory.transfer.plan import ImportPlan, SourceFormat, read_plan
@@ -98,7 +100,7 @@ async def import_file(
                 embedder.model_name,
                 dimension,
             )
-            writer = _Writer(vectors, graph, embedder, result, progress, reuse=same_model)
+            writer = _Writer(Stores.over(vectors, graph, embedder), result, progress, reuse=same_model)
             # Recount tokens only when another model made the file: the count is the model's own.
             writer.recount = plan.embedding is not None and not same_model
             await writer.write(plan)
@@ -145,30 +147,18 @@ async def _check_outside(path: Path, plan: ImportPlan, graph: GraphStore) -> Non
         raise ImportFileError(path, problems, len(missing) - len(problems))
 
 
+@dataclass
 class _Writer:
     """Writes a plan's items in batches, skipping those already stored as they are."""
 
-    def __init__(
-        self,
-        vectors: VectorStore,
-        graph: GraphStore,
-        embedder: Embedder,
-        result: ImportResult,
-        progress: Progress,
-        *,
-        reuse: bool,
-    ) -> None:
-        self._vectors = vectors
-        self._graph = graph
-        self._embedder = embedder
-        self._indexer = Indexer(vectors=vectors, embedder=embedder)
-        self._result = result
-        self._progress = progress
-        self._reuse = reuse
-        self.recount = False
-        self._tails: dict[str, str] = {}
-        """Context tails of the file's memories that another one follows (its ``prev_id``)."""
-        self._links: dict[Scope, dict[LinkKey, Link]] = {}
+    stores: Stores
+    result: ImportResult
+    progress: Progress
+    reuse: bool
+    recount: bool = False
+    _tails: dict[str, str] = field(init=False, default_factory=dict)
+    """Context tails of the file's memories that another one follows (its ``prev_id``)."""
+    _links: dict[Scope, dict[LinkKey, Link]] = field(init=False, default_factory=dict)
 
     async def write(self, plan: ImportPlan) -> None:
         # The previous memory of a message may come later in the file: their tails first.
@@ -177,7 +167,7 @@ class _Writer:
             for item, _ in plan.entries()
             if isinstance(item, Memory) and item.next_id is not None
         }
-        self._progress.start("importing", plan.total)
+        self.progress.start("importing", plan.total)
         memories: list[tuple[Memory, list[float] | None]] = []
         notes: list[Note] = []
         for item, embedding in plan.entries():
@@ -197,54 +187,54 @@ class _Writer:
         for item, _ in plan.entries():
             if isinstance(item, Link):
                 await self._link(item)
-        self._progress.finish()
+        self.progress.finish()
 
     def _count(self, kind: str, *, written: bool, n: int = 1) -> None:
-        (self._result.written if written else self._result.unchanged)[kind] += n
-        self._progress.advance(n)
+        (self.result.written if written else self.result.unchanged)[kind] += n
+        self.progress.advance(n)
 
     async def _memories(self, batch: Sequence[tuple[Memory, list[float] | None]]) -> None:
         if not batch:
             return
         if self.recount:
-            count = self._embedder.count_tokens
+            count = self.stores.embedder.count_tokens
             batch = [(m.model_copy(update={"tokens": count(m.text)}), e) for m, e in batch]
         existing: dict[str, Memory] = {}
         for target in {scope_of(m) for m, _ in batch}:
             ids = [m.id for m, _ in batch if scope_of(m) == target]
-            existing.update((m.id, m) for m in await self._vectors.get(target, ids))
+            existing.update((m.id, m) for m in await self.stores.vectors.get(target, ids))
         changed = [(m, e) for m, e in batch if existing.get(m.id) != m]
         self._count("memory", written=False, n=len(batch) - len(changed))
         if not changed:
             return
-        dense = [e if self._reuse else None for _, e in changed]
-        await self._indexer.store([m for m, _ in changed], dense=dense, known=self._tails)
-        self._result.embedded += sum(1 for d in dense if d is None)
+        dense = [e if self.reuse else None for _, e in changed]
+        await self.stores.indexer.store([m for m, _ in changed], dense=dense, known=self._tails)
+        self.result.embedded += sum(1 for d in dense if d is None)
         self._count("memory", written=True, n=len(changed))
 
     async def _notes(self, batch: Sequence[Note]) -> None:
         existing: dict[str, Note] = {}
         for target in {scope_of(n) for n in batch}:
             ids = [n.id for n in batch if scope_of(n) == target]
-            existing.update((n.id, n) for n in await self._graph.get_notes(target, ids))
+            existing.update((n.id, n) for n in await self.stores.graph.get_notes(target, ids))
         for note in batch:
             if existing.get(note.id) == note:
                 self._count("note", written=False)
             else:
-                await self._graph.upsert_note(note)
+                await self.stores.graph.upsert_note(note)
                 self._count("note", written=True)
 
     async def _link(self, link: Link) -> None:
         target = scope_of(link)
         if target not in self._links:
-            self._links[target] = await _all_links(self._graph, target)
+            self._links[target] = await _all_links(self.stores.graph, target)
         key = (link.from_id, link.to_id, link.relation.value)
         stored = self._links[target].get(key)
         # upsert_link keeps a stored link's created, so only the other fields can differ.
         if stored is not None and stored == link.model_copy(update={"created": stored.created}):
             self._count("link", written=False)
             return
-        self._links[target][key] = await self._graph.upsert_link(link)
+        self._links[target][key] = await self.stores.graph.upsert_link(link)
         self._count("link", written=True)
 
 

@@ -157,19 +157,11 @@ def read_mcp_memory(path: Path, scope: Scope) -> tuple[list[Note], list[Link]]:
         if note_id not in notes:
             content = f"{name} ({entity_type})" if entity_type else name
             tags = [entity_type[:MAX_TAG_CHARS]] if entity_type.strip() else []
-            notes[note_id] = _note(note_id, scope, content, NoteType.CONCEPT, tags, when)
+            notes[note_id] = Note.new(scope, note_id, content, NoteType.CONCEPT, when, tags=tags)
         return note_id
 
     def link(from_id: str, to_id: str, relation: Relation) -> None:
-        links[(from_id, to_id, relation)] = Link(
-            from_id=from_id,
-            to_id=to_id,
-            relation=relation,
-            project=scope.project,
-            user=scope.user,
-            created=when,
-            valid_from=when,
-        )
+        links[(from_id, to_id, relation)] = Link.new(scope, from_id, to_id, relation, when)
 
     for entity in entities.values():
         entity_id = entity_note(entity.name, entity.entityType.strip())
@@ -177,7 +169,7 @@ def read_mcp_memory(path: Path, scope: Scope) -> tuple[list[Note], list[Link]]:
             if not observation.strip():
                 continue
             fact_id = _id(scope, "observation", entity.name, observation)
-            notes[fact_id] = _note(fact_id, scope, observation.strip(), NoteType.FACT, [], when)
+            notes[fact_id] = Note.new(scope, fact_id, observation.strip(), NoteType.FACT, when)
             link(fact_id, entity_id, Relation.PART_OF)
     for rel in relations:
         from_id = entity_note(rel.from_, "")
@@ -192,17 +184,3 @@ def read_mcp_memory(path: Path, scope: Scope) -> tuple[list[Note], list[Link]]:
         note = notes[note_id]
         notes[note_id] = note.model_copy(update={"tags": sorted({*note.tags, *tags})})
     return list(notes.values()), list(links.values())
-
-
-def _note(note_id: str, scope: Scope, content: str, type: NoteType, tags: list[str], when: datetime) -> Note:
-    return Note(
-        id=note_id,
-        project=scope.project,
-        user=scope.user,
-        content=content,
-        type=type,
-        tags=tags,
-        created=when,
-        modified=when,
-        valid_from=when,
-    )

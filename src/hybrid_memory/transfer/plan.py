@@ -99,10 +99,17 @@ def _read_export(path: Path) -> ImportPlan:
     declared = set(header.scopes)
     dimension = header.embedding.dimension if header.embedding else None
     counts = {"memory": 0, "note": 0, "link": 0}
-    memory_lines: dict[str, int] = {}
-    note_lines: dict[str, int] = {}
+    first_lines: dict[str, dict[object, int]] = {kind: {} for kind in counts}
     note_scopes: dict[str, Scope] = {}
-    link_lines: dict[tuple[Scope, str, str, str], int] = {}
+
+    def once(kind: str, key: object, what: str, number: int) -> None:
+        """Count an item of ``kind``; a ``key`` seen before is a problem naming its first line."""
+        counts[kind] += 1
+        seen = first_lines[kind]
+        if key in seen:
+            problem(number, f"{what} already appears on line {seen[key]}")
+        seen.setdefault(key, number)
+
     needed: dict[tuple[Scope, str], int] = {}
     for number, text in lines:
         try:
@@ -114,26 +121,16 @@ def _read_export(path: Path) -> ImportPlan:
         if scope not in declared:
             problem(number, f"scope (project {scope.project!r}, user {scope.user!r}) is not in the header")
         if isinstance(item, Memory):
-            counts["memory"] += 1
-            if item.id in memory_lines:
-                problem(number, f"memory {item.id} already appears on line {memory_lines[item.id]}")
-            memory_lines.setdefault(item.id, number)
+            once("memory", item.id, f"memory {item.id}", number)
             if embedding is not None and dimension is None:
                 problem(number, "memory has an embedding but the header names no embedding model")
             elif embedding is not None and len(embedding) != dimension:
                 problem(number, f"embedding has {len(embedding)} dimensions; the header says {dimension}")
         elif isinstance(item, Note):
-            counts["note"] += 1
-            if item.id in note_lines:
-                problem(number, f"note {item.id} already appears on line {note_lines[item.id]}")
-            note_lines.setdefault(item.id, number)
+            once("note", item.id, f"note {item.id}", number)
             note_scopes.setdefault(item.id, scope)
         else:
-            counts["link"] += 1
-            key = (scope, item.from_id, item.to_id, item.relation.value)
-            if key in link_lines:
-                problem(number, f"the same link already appears on line {link_lines[key]}")
-            link_lines.setdefault(key, number)
+            once("link", (scope, item.from_id, item.to_id, item.relation.value), "the same link", number)
             if item.from_id == item.to_id:
                 problem(number, "link joins a note to itself; a link joins two different notes")
             for end in (item.from_id, item.to_id):

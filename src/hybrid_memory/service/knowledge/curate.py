@@ -19,7 +19,7 @@ from hybrid_memory.models.knowledge import (
     DistillResult,
 )
 from hybrid_memory.service._validate import MAX_TAG_CHARS, MAX_TAGS
-from hybrid_memory.service.commands import NoteDraft
+from hybrid_memory.service.commands import NoteDraft, NoteUpdate
 from hybrid_memory.service.knowledge._text import cut
 from hybrid_memory.service.knowledge.consolidate import Verdict, judge
 from hybrid_memory.service.knowledge.distill import source_tags
@@ -31,14 +31,7 @@ NEIGHBOURS = 6
 class NoteWriter(Protocol):
     async def create_note(self, scope: Scope, note: NoteDraft) -> NoteResult: ...
 
-    async def update_note(
-        self,
-        scope: Scope,
-        note_id: str,
-        *,
-        tags: Sequence[str] | None = None,
-        importance: float | None = None,
-    ) -> NoteResult: ...
+    async def update_note(self, scope: Scope, note_id: str, change: NoteUpdate) -> NoteResult: ...
 
     async def create_link(
         self, scope: Scope, *, from_id: str, to_id: str, relation: Relation, strength: float = 1.0
@@ -152,9 +145,8 @@ class Curator:
                     importance = max(
                         (i for i in (keep.importance, drop.importance) if i is not None), default=None
                     )
-                    await writer.update_note(
-                        scope, keep.id, tags=_tags(keep.tags, drop.tags), importance=importance
-                    )
+                    change = NoteUpdate(tags=_tags(keep.tags, drop.tags), importance=importance)
+                    await writer.update_note(scope, keep.id, change)
                 await writer.create_link(
                     scope, from_id=verdict.keep.id, to_id=verdict.drop.id, relation=Relation.SUPERSEDES
                 )

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hybrid_memory.backends.base import GraphStore, VectorStore
-from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
     Link,
@@ -27,9 +25,10 @@ from hybrid_memory.models.knowledge import (
     ThreadSummaryResult,
 )
 from hybrid_memory.service import _validate
-from hybrid_memory.service.indexer import Indexer
+from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
 from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import LifecycleSettings
 
 PAGE = 256
@@ -38,36 +37,21 @@ MAX_GRAPH_NOTES = 5_000
 
 
 class Knowledge:
-    def __init__(
-        self,
-        settings: LifecycleSettings,
-        vectors: VectorStore,
-        graph: GraphStore,
-        embedder: Embedder,
-        indexer: Indexer,
-    ) -> None:
-        self._vectors = vectors
-        self._graph = graph
-        self._embedder = embedder
-        self._indexer = indexer
+    def __init__(self, settings: LifecycleSettings, stores: Stores) -> None:
         self._settings = settings
-        self._curator = Curator(vectors=vectors, graph=graph)
+        self._stores = stores
+        self._curator = Curator(vectors=stores.vectors, graph=stores.graph)
 
     async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
-        return await feedback.rate(self._vectors, self._graph, scope, memory_id, rating, utcnow())
+        stores = self._stores
+        return await feedback.rate(stores.vectors, stores.graph, scope, memory_id, rating, utcnow())
 
     # --- thread summaries -------------------------------------------------------------
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """Every message memory of a thread, in thread order."""
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-        found: list[Memory] = []
-        offset: str | None = None
-        while True:
-            page, offset = await self._vectors.scroll(flt, PAGE, offset)
-            found.extend(page)
-            if offset is None:
-                return thread_summary.in_order(found)
+        return thread_summary.in_order(await every(self._stores.vectors, flt))
 
     async def _thread(self, scope: Scope, thread_id: str) -> list[Memory]:
         messages = await self.thread_messages(scope, _validate.identifier(thread_id, "thread_id"))
@@ -83,7 +67,7 @@ class Knowledge:
         messages = await self._thread(scope, thread_id)
         text = thread_summary.extract(messages, thread_id)
         memory_id = thread_summary.summary_id(scope, thread_id)
-        old = await self._vectors.get(scope, [memory_id])
+        old = await self._stores.vectors.get(scope, [memory_id])
         changed = not old or old[0].text != text
         if changed:
             memory = Memory(
@@ -96,9 +80,9 @@ class Knowledge:
                 created_at=messages[-1].created_at,
                 source=thread_summary.SOURCE,
                 private=any(m.private for m in messages),
-                tokens=self._embedder.count_tokens(text),
+                tokens=self._stores.embedder.count_tokens(text),
             )
-            await self._indexer.store([memory])
+            await self._stores.indexer.store([memory])
         return ThreadSummaryResult(
             id=memory_id, thread_id=thread_id, text=text, messages=len(messages), changed=changed
         )
@@ -109,7 +93,7 @@ class Knowledge:
         if least <= 0 or not remembered.stored:
             return
         flt = MemoryFilter(scope=scope, thread_id=remembered.thread_id, kinds=[MemoryKind.MESSAGE])
-        if await self._vectors.count(flt) >= least:
+        if await self._stores.vectors.count(flt) >= least:
             await self.summarize_thread(scope, remembered.thread_id)
 
     # --- the graph ----------------------------------------------------------------------
@@ -119,7 +103,8 @@ class Knowledge:
         flt = NoteFilter(scope=scope, valid_at=None if include_invalid else utcnow())
         notes: list[Note] = []
         while len(notes) < MAX_GRAPH_NOTES:
-            page = await self._graph.list_notes(flt, min(PAGE, MAX_GRAPH_NOTES - len(notes)), len(notes))
+            limit = min(PAGE, MAX_GRAPH_NOTES - len(notes))
+            page = await self._stores.graph.list_notes(flt, limit, len(notes))
             notes.extend(page)
             if len(page) < PAGE:
                 break
@@ -128,7 +113,7 @@ class Knowledge:
         links: list[Link] = []
         offset = 0
         while True:
-            page_links = await self._graph.list_links(scope, PAGE, offset)
+            page_links = await self._stores.graph.list_links(scope, PAGE, offset)
             links.extend(
                 lk
                 for lk in page_links
@@ -144,7 +129,8 @@ class Knowledge:
         """The text of each memory among ``ids`` (a note's cited messages)."""
         found: dict[str, str] = {}
         for start in range(0, len(ids), PAGE):
-            found.update((m.id, m.text) for m in await self._vectors.get(scope, ids[start : start + PAGE]))
+            page = await self._stores.vectors.get(scope, ids[start : start + PAGE])
+            found.update((m.id, m.text) for m in page)
         return found
 
     async def map(self, scope: Scope, *, limit: int, max_tokens: int) -> GraphMap:
