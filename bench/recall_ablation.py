@@ -29,7 +29,7 @@ from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo
 from hybrid_memory.evaluation.runner import session_messages
 from hybrid_memory.models import MessageIn, Scope
-from hybrid_memory.service import MemoryService
+from hybrid_memory.service import MemoryService, ThreadDraft
 from hybrid_memory.service.recall import PRESETS, RecallConfig, Recaller, RecallOptions, recall_config
 from hybrid_memory.service.recall.config import AdjacentConfig, ChannelConfig
 from hybrid_memory.settings import load_settings
@@ -64,7 +64,8 @@ _BEFORE = {"own_words_first": False}
 
 VARIANTS: dict[str, Variant] = {
     "hybrid (min-max, before)": _set(**_BEFORE),
-    "+ own words first": _set(own_words_first=True),
+    "+ own words first": _set(own_words_first=True, answers_first=False),
+    "+ answers first (default)": _set(own_words_first=True, answers_first=True),
     "+ own-text channels weigh more": _set(
         **_BEFORE, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
     ),
@@ -112,7 +113,7 @@ def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
 async def ingest(service: MemoryService, conv: Conversation, scope: Scope) -> None:
     for session in conv.sessions:
         messages = [MessageIn.model_validate(m) for m in session_messages(conv, session)]
-        await service.remember_thread(scope, f"session_{session.number}", messages)
+        await service.remember_thread(scope, ThreadDraft(f"session_{session.number}", messages))
 
 
 async def run_conversation(

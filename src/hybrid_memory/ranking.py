@@ -167,6 +167,40 @@ def expand_adjacent(
     return out
 
 
+def expand_linked(
+    fused: Sequence[Fused],
+    links: Mapping[str, Sequence[tuple[str, float]]],
+    *,
+    share: float,
+    below: float = 0.99,
+    channel: str = "neighbour",
+) -> list[Fused]:
+    """Notes linked to a seed gain ``share`` x link strength x the seed's relevance, on top of their own.
+
+    A linked note competes on its own relevance to the query plus what its link lends
+    it, so of a hub's many neighbours the one that also matches the query comes first.
+    The gain is capped just below the seed (``below`` x its relevance) unless the note's
+    own relevance was already higher; a note linked to several seeds keeps its best gain.
+    """
+    by_id = {f.id: f for f in fused}
+    gains: dict[str, tuple[float, int, float]] = {}
+    for rank, seed in enumerate((by_id[s] for s in links if s in by_id), 1):
+        for note_id, strength in links[seed.id]:
+            gain = share * strength * seed.relevance
+            if gain > gains.get(note_id, (0.0, 0, 0.0))[0]:
+                gains[note_id] = (gain, rank, seed.relevance)
+    for note_id, (gain, rank, cap) in gains.items():
+        current = by_id.get(note_id)
+        own = current.relevance if current else 0.0
+        ranks = {**(current.ranks if current else {}), channel: rank}
+        scores = {**(current.scores if current else {}), channel: gain}
+        relevance = max(own, min(own + gain, below * cap))
+        by_id[note_id] = Fused(id=note_id, relevance=relevance, ranks=ranks, scores=scores)
+    out = list(by_id.values())
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
+
+
 def recency(created_at: datetime, now: datetime, *, half_life_days: float) -> float:
     """Exponential decay: 1.0 now, 0.5 after one half-life; future dates count as now."""
     age_days = max(0.0, (now - created_at).total_seconds() / 86_400)
@@ -305,6 +339,30 @@ def calibrated_fusion(
         for hit in hits:
             tally.add(name, hit, w * calibrate(hit.score))
     return tally.fused(ceiling)
+
+
+def answers_first(
+    fused: Sequence[Fused], question_before: Mapping[str, str], *, below: float = 0.99
+) -> list[Fused]:
+    """A turn that answers a matching question takes the question's place; the question steps below.
+
+    ``question_before`` maps a turn to the question turn just before it. A question
+    shares the words of a later query about its answer ("which database should billing
+    use?" / "which database did we choose for billing?") yet states nothing, and the
+    reply that follows it is what the agent needs. Only a reply that some channel found
+    on its own is lifted, so a question whose answer is elsewhere keeps its place.
+    """
+    by_id = {f.id: f for f in fused}
+    lifted: dict[str, Fused] = {}
+    for answer_id, question_id in question_before.items():
+        answer, question = by_id.get(answer_id), by_id.get(question_id)
+        if answer is None or question is None or answer.relevance >= question.relevance:
+            continue
+        lifted[answer_id] = Fused(answer_id, question.relevance, answer.ranks, answer.scores)
+        lifted[question_id] = Fused(question_id, below * question.relevance, question.ranks, question.scores)
+    out = [lifted.get(f.id, f) for f in fused]
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
 
 
 def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, factor: float) -> list[Fused]:

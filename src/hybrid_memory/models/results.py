@@ -62,6 +62,10 @@ class RecallHit(BaseModel):
     importance: float | None = None
     created_at: datetime
     valid_to: datetime | None = None
+    superseded_by: str | None = Field(
+        default=None,
+        description="for a note no longer valid: the id of the note that superseded or contradicted it",
+    )
     chunk_index: int = 0
     channels: list[str] = Field(description="which channels found it: dense, keyword, graph, neighbour")
     ranks: dict[str, int] = Field(description="its 1-based rank in each channel")

@@ -35,9 +35,8 @@ from hybrid_memory.service.commands import NoteDraft
 from hybrid_memory.service.indexer import Indexer
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.successors import CLOSING_RELATIONS, successors
 
-# Links of these kinds say the target is no longer true: the older note's validity ends.
-CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
 NEAR_DUPLICATE_SIMILARITY = 0.95
 """create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
 
@@ -264,7 +263,10 @@ class Notes:
         found = await self._graph.neighbourhood(
             scope, note_id, depth=depth, relations=relations, direction=direction, limit=limit
         )
-        return Neighbourhood(notes=[start, *found.notes], links=found.links)
+        notes = [start, *found.notes]
+        replaced = await successors(self._graph, scope, [(nt.id, nt.created) for nt in notes if nt.valid_to])
+        notes = [nt.model_copy(update={"superseded_by": replaced.get(nt.id)}) for nt in notes]
+        return Neighbourhood(notes=notes, links=found.links)
 
     async def repair(self, scope: Scope) -> int:
         """Re-index notes whose vector copy is missing (a write cut short); returns how many."""

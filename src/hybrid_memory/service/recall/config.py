@@ -65,8 +65,8 @@ class RecallConfig(BaseModel):
     dense: ChannelConfig = ChannelConfig(weight=0.3)
     graph: ChannelConfig = ChannelConfig(weight=0.35)
     """Full-text search over notes in the graph store."""
-    neighbour: ChannelConfig = ChannelConfig(weight=0.15)
-    """Notes linked to the best note hits."""
+    neighbour: ChannelConfig = ChannelConfig(weight=0.3)
+    """Notes linked to the best note hits: the share of a seed's relevance a link of strength 1 lends."""
     adjacent: AdjacentConfig = AdjacentConfig()
     fusion: Literal["score", "rrf", "calibrated"] = "score"
     """``score``: min-max per query; ``rrf``: reciprocal ranks; ``calibrated``: fixed per-channel maps."""
@@ -74,6 +74,8 @@ class RecallConfig(BaseModel):
     """Relevance kept by a turn that only asks (ends with "?"); 1 leaves questions alone."""
     own_words_first: bool = True
     """A turn that matched through the turn before it stays below that turn (``ranking.own_words_first``)."""
+    answers_first: bool = True
+    """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -110,7 +112,7 @@ PRESETS: dict[str, RecallConfig] = {
         context=ChannelConfig(weight=0.35, saturation=5.0),
         dense=ChannelConfig(weight=0.3, floor=0.3, ceiling=0.8),
         graph=ChannelConfig(weight=0.35, saturation=5.0),
-        neighbour=ChannelConfig(weight=0.15),
+        neighbour=ChannelConfig(weight=0.3),
     ),
 }
 """``hybrid`` is the default; the others are the baselines it is measured against."""

@@ -58,6 +58,8 @@ class RecallState:
     skipped: dict[str, str] = field(default_factory=dict)
     fused: list[ranking.Fused] = field(default_factory=list)
     ranked: list[ranking.Ranked] = field(default_factory=list)
+    successors: dict[str, str] = field(default_factory=dict)
+    """Closed note id -> the note that superseded or contradicted it."""
 
     @property
     def want_notes(self) -> bool:
@@ -110,11 +112,21 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     else:
         state.fused = ranking.score_fusion(state.channels, weights)
     if config.question_factor < 1.0:
-        questions = {i for i, m in state.memories.items() if _asks(m)}
-        state.fused = ranking.yield_questions(state.fused, questions, factor=config.question_factor)
+        state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
+    questions = _questions(state) if config.answers_first else {}
     if config.own_words_first:
-        prev_of = {i: m.prev_id for i, m in state.memories.items() if m.prev_id is not None}
+        prev_of = {
+            i: p for i, m in state.memories.items() if (p := m.prev_id) is not None and p not in questions
+        }
         state.fused = ranking.own_words_first(state.fused, prev_of)
+    if questions:
+        after = {m.next_id: q for q, m in questions.items() if m.next_id is not None}
+        state.fused = ranking.answers_first(state.fused, after)
+
+
+def _questions(state: RecallState) -> dict[str, Memory]:
+    """The candidates that are turns asking a question, by id."""
+    return {i: m for i, m in state.memories.items() if _asks(m)}
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
@@ -139,7 +151,10 @@ def rank(state: RecallState, config: RecallConfig) -> None:
 def render(state: RecallState) -> RecallResult:
     return RecallResult(
         query=state.query,
-        results=[_hit(state.memories[r.id], r) for r in state.ranked[: state.options.limit]],
+        results=[
+            _hit(state.memories[r.id], r, state.successors.get(r.id))
+            for r in state.ranked[: state.options.limit]
+        ],
         skipped_channels=state.skipped,
     )
 
@@ -176,7 +191,7 @@ def _group_key(memory: Memory) -> str:
     return memory.id
 
 
-def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
+def _hit(memory: Memory, r: ranking.Ranked, superseded_by: str | None = None) -> RecallHit:
     return RecallHit(
         id=memory.id,
         kind=memory.kind,
@@ -190,6 +205,7 @@ def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
         importance=memory.importance,
         created_at=memory.created_at,
         valid_to=memory.valid_to,
+        superseded_by=superseded_by,
         chunk_index=memory.chunk_index,
         channels=sorted(r.ranks, key=lambda c: r.ranks[c]),
         ranks=r.ranks,
