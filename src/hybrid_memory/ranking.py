@@ -317,6 +317,16 @@ class Calibration:
         return min(1.0, x / span) if span > 0 else float(x > 0)
 
 
+def match_strength(scores: Mapping[str, float], calibrations: Mapping[str, Calibration]) -> float:
+    """How well a candidate's own text matched, 0..1, on the same scale in every query.
+
+    The best calibrated raw score (cosine, BM25) among the channels that have a
+    calibration; channels without one (relevance lent by a neighbour) add nothing.
+    Ranking keeps per-query fusion; this only answers "is anything here relevant at all".
+    """
+    return max((calibrations[c](v) for c, v in scores.items() if c in calibrations), default=0.0)
+
+
 def calibrated_fusion(
     channels: Mapping[str, Sequence[ChannelHit]],
     weights: Mapping[str, float],

@@ -131,3 +131,33 @@ async def test_a_replaced_note_names_its_successor_in_recall_and_in_its_links(se
         assert notes[old["id"]]["superseded_by"] == new["id"]
         assert notes[old["id"]]["valid_to"] is not None
         assert notes[new["id"]]["superseded_by"] is None
+
+
+async def test_a_min_score_leaves_nothing_for_a_topic_never_discussed(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="family", messages=ALLERGY)
+        await call(client, "remember_thread", thread_id="billing", messages=BILLING)
+        unrelated = await call(client, "recall_memory", query="quantum computing qubits", min_score=0.3)
+        assert unrelated["results"] == []
+        related = await call(client, "recall_memory", query="peanut allergy", min_score=0.3)
+        assert [r["message_id"] for r in related["results"]][:2] == ["m4", "m5"]
+        assert all(r["match"] >= 0.3 for r in related["results"])
+
+
+async def test_a_message_hit_carries_the_turns_around_it(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="family", messages=ALLERGY)
+        found = await call(client, "recall_memory", query="peanut allergy", limit=1)
+        hit = found["results"][0]
+        assert (
+            hit["message_id"],
+            hit["context_before"]["message_id"],
+            hit["context_after"]["message_id"],
+        ) == (
+            "m4",
+            "m3",
+            "m5",
+        )
+        assert hit["context_after"]["text"] == ALLERGY[4]["content"]
+        bare = await call(client, "recall_memory", query="peanut allergy", limit=1, with_context=False)
+        assert (bare["results"][0]["context_before"], bare["results"][0]["context_after"]) == (None, None)

@@ -35,6 +35,7 @@ from hybrid_memory.models.lifecycle import (
     TaskResult,
 )
 from hybrid_memory.models.results import (
+    AdjacentTurn,
     ContentBlock,
     ForgetResult,
     MessageIn,
@@ -47,6 +48,7 @@ from hybrid_memory.models.results import (
 )
 
 __all__ = [
+    "AdjacentTurn",
     "CleanupResult",
     "ContentBlock",
     "ContextItem",

@@ -33,6 +33,17 @@ async def recall_memory(
         datetime | None,
         Field(description="Answer as memory stood at this time (ISO 8601): what existed and was valid then"),
     ] = None,
+    min_score: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=1,
+            description="Leave out results whose `match` is below this; 0.3 drops most unrelated text",
+        ),
+    ] = 0.0,
+    with_context: Annotated[
+        bool, Field(description="Give each message result the turns just before and after it")
+    ] = True,
 ) -> RecallResult:
     """Search long-term memory: past conversation messages and notes, best first.
 
@@ -53,5 +64,7 @@ async def recall_memory(
         until=None if until is None else as_utc(until),
         include_invalid=include_invalid,
         as_of=None if as_of is None else as_utc(as_of),
+        min_score=min_score,
+        context=with_context,
     )
     return await app(ctx).service.recall(scope, query, options)

@@ -12,7 +12,7 @@ from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Direction, MemoryKind, Neighbourhood
 from hybrid_memory.service.recall.channels import skip
 from hybrid_memory.service.recall.config import RecallConfig
-from hybrid_memory.service.recall.state import RecallState
+from hybrid_memory.service.recall.state import RecallState, context_ids
 from hybrid_memory.service.successors import successors
 
 NEIGHBOUR_SEEDS = 3
@@ -119,6 +119,16 @@ async def resolve(state: RecallState, vectors: VectorStore, graph: GraphStore, t
             return
         for orphan in set(note_ids) - live:
             del state.memories[orphan]
+
+
+async def add_context(state: RecallState, vectors: VectorStore, timeout_s: float) -> None:
+    """Load the turns around the hits to be returned, so each can carry them."""
+    wanted = sorted(set(context_ids(state)) - state.memories.keys())
+    if wanted:
+        try:
+            await fetch(state, vectors, wanted, timeout_s)
+        except (BackendError, TimeoutError) as exc:
+            skip(state, "adjacent", exc)
 
 
 async def add_successors(state: RecallState, graph: GraphStore, timeout_s: float) -> None:

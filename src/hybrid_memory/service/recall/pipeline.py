@@ -55,4 +55,5 @@ class Recaller:
         await expand.resolve(s, self._vectors, self._graph, config.timeout_s)
         state.rank(s, config)
         await expand.add_successors(s, self._graph, config.timeout_s)
+        await expand.add_context(s, self._vectors, config.timeout_s)
         return state.render(s)
