@@ -68,6 +68,9 @@ VARIANTS: dict[str, Variant] = {
     "+ answers first (default)": _set(own_words_first=True, answers_first=True),
     "adjacent carried, not ranked": _set(adjacent=_adjacent(0.0)),
     "adjacent ranked and carried": _set(),
+    "carried, no dates": _set(dates=0.0),
+    "carried, dates 0.15": _set(dates=0.15),
+    "carried, dates 0.3 (default)": _set(dates=0.3),
     "adjacent carried, min 0.1": _set(adjacent=_adjacent(0.0)),
     "adjacent ranked, min 0.1": _set(adjacent=_adjacent(0.6)),
     "+ own-text channels weigh more": _set(

@@ -177,10 +177,8 @@ def expand_linked(
 ) -> list[Fused]:
     """Notes linked to a seed gain ``share`` x link strength x the seed's relevance, on top of their own.
 
-    A linked note competes on its own relevance to the query plus what its link lends
-    it, so of a hub's many neighbours the one that also matches the query comes first.
-    The gain is capped just below the seed (``below`` x its relevance) unless the note's
-    own relevance was already higher; a note linked to several seeds keeps its best gain.
+    So of a hub's many neighbours the one that also matches the query comes first. The
+    gain stops just below the seed (``below`` x its relevance); a better own score stays.
     """
     by_id = {f.id: f for f in fused}
     gains: dict[str, tuple[float, int, float]] = {}
@@ -354,13 +352,11 @@ def calibrated_fusion(
 def answers_first(
     fused: Sequence[Fused], question_before: Mapping[str, str], *, below: float = 0.99
 ) -> list[Fused]:
-    """A turn that answers a matching question takes the question's place; the question steps below.
+    """A found reply takes the place of the question turn before it (``question_before``: reply -> question).
 
-    ``question_before`` maps a turn to the question turn just before it. A question
-    shares the words of a later query about its answer ("which database should billing
-    use?" / "which database did we choose for billing?") yet states nothing, and the
-    reply that follows it is what the agent needs. Only a reply that some channel found
-    on its own is lifted, so a question whose answer is elsewhere keeps its place.
+    A question shares the words of a later query about its answer ("which database should
+    billing use?") yet states nothing. Only a reply some channel found is lifted, so a
+    question whose answer is elsewhere keeps its place; the question steps just below.
     """
     by_id = {f.id: f for f in fused}
     lifted: dict[str, Fused] = {}

@@ -161,3 +161,16 @@ async def test_a_message_hit_carries_the_turns_around_it(server: MCPServer[Any])
         assert hit["context_after"]["text"] == ALLERGY[4]["content"]
         bare = await call(client, "recall_memory", query="peanut allergy", limit=1, with_context=False)
         assert (bare["results"][0]["context_before"], bare["results"][0]["context_after"]) == (None, None)
+
+
+async def test_a_question_naming_a_month_prefers_what_was_said_then(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        for thread, when, text in (
+            ("april", "2023-04-12T18:00:00Z", "Had dinner with Anna at the Thai place tonight."),
+            ("may", "2023-05-03T18:00:00Z", "Had dinner with Tom at the Thai place tonight."),
+            ("june", "2023-06-20T18:00:00Z", "Had dinner with Lea at the Thai place tonight."),
+        ):
+            message = {"role": "user", "content": text, "id": thread, "created_at": when}
+            await call(client, "remember_thread", thread_id=thread, messages=[message])
+        assert (await _ranked(client, "Who did I have dinner with in May 2023?"))[0] == "may"
+        assert (await _ranked(client, "Who did I have dinner with on 20 June, 2023?"))[0] == "june"

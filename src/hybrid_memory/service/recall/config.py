@@ -82,6 +82,8 @@ class RecallConfig(BaseModel):
     """Relevance kept by a turn that only asks (ends with "?"); 1 leaves questions alone."""
     own_words_first: bool = True
     """A turn that matched through the turn before it stays below that turn (``ranking.own_words_first``)."""
+    dates: float = Field(default=0.3, ge=0, le=1)
+    """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
     answers_first: bool = True
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
     rrf_k: int = Field(default=60, ge=1)

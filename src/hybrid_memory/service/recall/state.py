@@ -24,6 +24,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
+from hybrid_memory.service.recall import dates
 from hybrid_memory.service.recall.config import RecallConfig
 
 
@@ -129,6 +130,10 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if questions:
         after = {m.next_id: q for q, m in questions.items() if m.next_id is not None}
         state.fused = ranking.answers_first(state.fused, after)
+    named = dates.periods(state.query) if config.dates > 0 else []
+    if named:
+        inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
+        state.fused = dates.lift(state.fused, inside, config.dates)
 
 
 def _questions(state: RecallState) -> dict[str, Memory]:
