@@ -21,7 +21,7 @@ from recall_ablation import mean, metrics
 SERVER = "hybrid-memory"
 
 
-def halves(report: dict[str, Any]) -> dict[str, list[dict[str, float]]]:
+def halves(report: dict[str, Any], run: str = SERVER) -> dict[str, list[dict[str, float]]]:
     order: list[str] = []
     for q in report["questions"]:
         conv = q["key"].split("#")[0]
@@ -31,7 +31,7 @@ def halves(report: dict[str, Any]) -> dict[str, list[dict[str, float]]]:
     for q in report["questions"]:
         if q["category"] not in (1, 2, 3, 4):
             continue
-        ranked = next(iter(q["rankings"].values())) if SERVER not in q["rankings"] else q["rankings"][SERVER]
+        ranked = next(iter(q["rankings"].values())) if run not in q["rankings"] else q["rankings"][run]
         row = {"category": q["category"], **metrics(ranked, q["evidence"])}
         half = "tune" if order.index(q["key"].split("#")[0]) % 2 == 0 else "held-out"
         out[half].append(row)
@@ -43,12 +43,14 @@ def main(paths: list[str]) -> int:
     print("| report | half | R@10 | hit@1 | MRR | nDCG@10 | multi-hop R@10 | open-domain R@10 |")
     print("|---|---|---|---|---|---|---|---|")
     for path in paths:
-        for name, rows in halves(json.loads(Path(path).read_text())).items():
+        report = json.loads(Path(path).read_text())
+        runs = [r for r in report["questions"][0]["rankings"] if r.startswith(SERVER)] or [SERVER]
+        for run, (name, rows) in ((r, part) for r in runs for part in halves(report, r).items()):
             m = mean(rows)
             multi = mean([r for r in rows if r["category"] == 1])
             open_domain = mean([r for r in rows if r["category"] == 3])
             print(
-                f"| {Path(path).stem} | {name} | {m['R@10']:.3f} | {m['hit@1']:.3f} | {m['MRR']:.3f} | "
+                f"| {Path(path).stem} {run} | {name} | {m['R@10']:.3f} | {m['hit@1']:.3f} | {m['MRR']:.3f} | "
                 f"{m['nDCG@10']:.3f} | {multi['R@10']:.3f} | {open_domain['R@10']:.3f} |"
             )
     return 0

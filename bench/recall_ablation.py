@@ -29,7 +29,7 @@ from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo
 from hybrid_memory.evaluation.runner import session_messages
 from hybrid_memory.models import MessageIn, Scope
-from hybrid_memory.service import MemoryService
+from hybrid_memory.service import MemoryService, ThreadDraft
 from hybrid_memory.service.recall import PRESETS, RecallConfig, Recaller, RecallOptions, recall_config
 from hybrid_memory.service.recall.config import AdjacentConfig, ChannelConfig
 from hybrid_memory.settings import load_settings
@@ -64,7 +64,15 @@ _BEFORE = {"own_words_first": False}
 
 VARIANTS: dict[str, Variant] = {
     "hybrid (min-max, before)": _set(**_BEFORE),
-    "+ own words first": _set(own_words_first=True),
+    "+ own words first": _set(own_words_first=True, answers_first=False),
+    "+ answers first (default)": _set(own_words_first=True, answers_first=True),
+    "adjacent carried, not ranked": _set(adjacent=_adjacent(0.0)),
+    "adjacent ranked and carried": _set(),
+    "carried, no dates": _set(dates=0.0),
+    "carried, dates 0.15": _set(dates=0.15),
+    "carried, dates 0.3 (default)": _set(dates=0.3),
+    "adjacent carried, min 0.1": _set(adjacent=_adjacent(0.0)),
+    "adjacent ranked, min 0.1": _set(adjacent=_adjacent(0.6)),
     "+ own-text channels weigh more": _set(
         **_BEFORE, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
     ),
@@ -105,6 +113,30 @@ def metrics(ranked: Sequence[str], evidence: Sequence[str]) -> dict[str, float]:
     }
 
 
+def metrics_carried(groups: Sequence[Sequence[str]], evidence: Sequence[str]) -> dict[str, float]:
+    """As ``metrics``, a hit counting as found when the evidence is the hit or a turn it carries."""
+    wanted = set(evidence)
+    first = next((r for r, g in enumerate(groups, 1) if wanted & set(g)), None)
+    seen: set[str] = set()
+    dcg = 0.0
+    for r, g in enumerate(groups[:10], 1):
+        new = (wanted & set(g)) - seen
+        seen |= new
+        dcg += len(new) / math.log2(r + 1)
+    ideal = sum(1 / math.log2(r + 1) for r in range(1, min(len(wanted), 10) + 1))
+    return {
+        "R@10": len(seen) / len(wanted),
+        "hit@1": 1.0 if first == 1 else 0.0,
+        "MRR": 1 / first if first else 0.0,
+        "nDCG@10": dcg / ideal,
+    }
+
+
+def _group(hit: Any) -> list[str]:
+    around = [t.message_id or f"<{t.id}>" for t in (hit.context_before, hit.context_after) if t is not None]
+    return [hit.message_id or f"<{hit.id}>", *around]
+
+
 def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
     return {k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]} if rows else {}
 
@@ -112,7 +144,7 @@ def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
 async def ingest(service: MemoryService, conv: Conversation, scope: Scope) -> None:
     for session in conv.sessions:
         messages = [MessageIn.model_validate(m) for m in session_messages(conv, session)]
-        await service.remember_thread(scope, f"session_{session.number}", messages)
+        await service.remember_thread(scope, ThreadDraft(f"session_{session.number}", messages))
 
 
 async def run_conversation(
@@ -124,6 +156,9 @@ async def run_conversation(
     embedder = build_embedder(settings.embedding)
     scope = Scope(project=conv.id)
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    for name in variants:
+        if "carried" in name:
+            rows.update({f"{name} (context counts)": [], f"{name} (context as turns)": []})
     async with (
         open_vector_store(settings, dimension=embedder.dimension, model=embedder.model_name) as vectors,
         open_graph_store(settings) as graph,
@@ -147,9 +182,20 @@ async def run_conversation(
             for q in conv.questions:
                 if q.category not in CATEGORIES:
                     continue
-                found = await recaller.recall(scope, q.text, RecallOptions(limit=LIMIT))
+                carried = "carried" in name
+                floor = 0.1 if "min 0.1" in name else 0.0
+                options = RecallOptions(limit=LIMIT, context=carried, min_score=floor)
+                found = await recaller.recall(scope, q.text, options)
                 ranked = [h.message_id or f"<{h.id}>" for h in found.results]
                 rows[name].append({"category": q.category, **metrics(ranked, q.evidence)})
+                if carried:
+                    groups = [_group(h) for h in found.results]
+                    row = {"category": q.category, **metrics_carried(groups, q.evidence)}
+                    rows[f"{name} (context counts)"].append(row)
+                    turns = list(dict.fromkeys(i for g in groups for i in g))
+                    rows[f"{name} (context as turns)"].append(
+                        {"category": q.category, **metrics(turns, q.evidence)}
+                    )
     return rows
 
 
@@ -176,7 +222,9 @@ async def main(argv: list[str]) -> int:
     report: dict[str, Any] = {}
     print("| variant | half | R@10 | hit@1 | MRR | nDCG@10 | multi-hop R@10 | open-domain R@10 |")
     print("|---|---|---|---|---|---|---|---|")
-    for name in variants:
+    for name in [
+        shown for n in variants for shown in (n, f"{n} (context counts)", f"{n} (context as turns)")
+    ]:
         for half_name, rows_all in (*halves.items(), ("all", None)):
             rows = (
                 rows_all.get(name, [])

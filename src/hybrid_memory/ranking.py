@@ -167,6 +167,38 @@ def expand_adjacent(
     return out
 
 
+def expand_linked(
+    fused: Sequence[Fused],
+    links: Mapping[str, Sequence[tuple[str, float]]],
+    *,
+    share: float,
+    below: float = 0.99,
+    channel: str = "neighbour",
+) -> list[Fused]:
+    """Notes linked to a seed gain ``share`` x link strength x the seed's relevance, on top of their own.
+
+    So of a hub's many neighbours the one that also matches the query comes first. The
+    gain stops just below the seed (``below`` x its relevance); a better own score stays.
+    """
+    by_id = {f.id: f for f in fused}
+    gains: dict[str, tuple[float, int, float]] = {}
+    for rank, seed in enumerate((by_id[s] for s in links if s in by_id), 1):
+        for note_id, strength in links[seed.id]:
+            gain = share * strength * seed.relevance
+            if gain > gains.get(note_id, (0.0, 0, 0.0))[0]:
+                gains[note_id] = (gain, rank, seed.relevance)
+    for note_id, (gain, rank, cap) in gains.items():
+        current = by_id.get(note_id)
+        own = current.relevance if current else 0.0
+        ranks = {**(current.ranks if current else {}), channel: rank}
+        scores = {**(current.scores if current else {}), channel: gain}
+        relevance = max(own, min(own + gain, below * cap))
+        by_id[note_id] = Fused(id=note_id, relevance=relevance, ranks=ranks, scores=scores)
+    out = list(by_id.values())
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
+
+
 def recency(created_at: datetime, now: datetime, *, half_life_days: float) -> float:
     """Exponential decay: 1.0 now, 0.5 after one half-life; future dates count as now."""
     age_days = max(0.0, (now - created_at).total_seconds() / 86_400)
@@ -283,6 +315,16 @@ class Calibration:
         return min(1.0, x / span) if span > 0 else float(x > 0)
 
 
+def match_strength(scores: Mapping[str, float], calibrations: Mapping[str, Calibration]) -> float:
+    """How well a candidate's own text matched, 0..1, on the same scale in every query.
+
+    The best calibrated raw score (cosine, BM25) among the channels that have a
+    calibration; channels without one (relevance lent by a neighbour) add nothing.
+    Ranking keeps per-query fusion; this only answers "is anything here relevant at all".
+    """
+    return max((calibrations[c](v) for c, v in scores.items() if c in calibrations), default=0.0)
+
+
 def calibrated_fusion(
     channels: Mapping[str, Sequence[ChannelHit]],
     weights: Mapping[str, float],
@@ -305,6 +347,28 @@ def calibrated_fusion(
         for hit in hits:
             tally.add(name, hit, w * calibrate(hit.score))
     return tally.fused(ceiling)
+
+
+def answers_first(
+    fused: Sequence[Fused], question_before: Mapping[str, str], *, below: float = 0.99
+) -> list[Fused]:
+    """A found reply takes the place of the question turn before it (``question_before``: reply -> question).
+
+    A question shares the words of a later query about its answer ("which database should
+    billing use?") yet states nothing. Only a reply some channel found is lifted, so a
+    question whose answer is elsewhere keeps its place; the question steps just below.
+    """
+    by_id = {f.id: f for f in fused}
+    lifted: dict[str, Fused] = {}
+    for answer_id, question_id in question_before.items():
+        answer, question = by_id.get(answer_id), by_id.get(question_id)
+        if answer is None or question is None or answer.relevance >= question.relevance:
+            continue
+        lifted[answer_id] = Fused(answer_id, question.relevance, answer.ranks, answer.scores)
+        lifted[question_id] = Fused(question_id, below * question.relevance, question.ranks, question.scores)
+    out = [lifted.get(f.id, f) for f in fused]
+    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
 
 
 def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, factor: float) -> list[Fused]:

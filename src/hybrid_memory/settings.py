@@ -135,10 +135,11 @@ class RankingSettings(BaseSettings):
     dense_weight: float = Field(default=0.3, ge=0)
     graph_weight: float = Field(default=0.35, ge=0)
     """Full-text search over notes in the graph store."""
-    neighbour_weight: float = Field(default=0.15, ge=0)
-    """Notes linked to the best note hits."""
-    adjacent_share: float = Field(default=0.6, ge=0, le=1)
-    """The turns next to a top hit inherit this share of its relevance (0 turns it off)."""
+    neighbour_weight: float = Field(default=0.3, ge=0)
+    """Notes linked to the best note hits gain this share of a hit's relevance per unit of link strength."""
+    adjacent_share: float = Field(default=0.0, ge=0, le=1)
+    """The turns next to a top hit inherit this share of its relevance and rank on their own (0: off,
+    the hit carries them as context instead)."""
     adjacent_top: int = Field(default=5, ge=0, le=50)
     """How many top hits lend relevance to their neighbouring turns."""
     candidates: int = Field(default=50, ge=1, le=1000)

@@ -102,7 +102,13 @@ def test_eval_locomo_prints_tables_and_writes_the_report(tmp_path: Path) -> None
     }
     repair = report["evidence_repair"]
     assert (repair["split_entries"], repair["normalised_ids"], repair["dropped_unknown"]) == (1, 1, 1)
-    assert list(report["retrievers"]) == ["hybrid-memory", "bm25", "dense", "rrf(bm25,dense)"]
+    assert list(report["retrievers"]) == [
+        "hybrid-memory",
+        "hybrid-memory, carried turns as turns",
+        "bm25",
+        "dense",
+        "rrf(bm25,dense)",
+    ]
     server = report["retrievers"]["hybrid-memory"]
     assert server["details"]["messages_without_message_id"] == 0
     assert server["details"]["ingest"]["stored"] == 6
@@ -114,3 +120,6 @@ def test_eval_locomo_prints_tables_and_writes_the_report(tmp_path: Path) -> None
     rankings = report["questions"][0]["rankings"]["hybrid-memory"]
     assert 0 < len(rankings) <= 5
     assert set(rankings) <= {"D1:1", "D1:2", "D1:3", "D2:1", "D2:2", "D2:3"}
+    shown = report["questions"][0]["rankings"]["hybrid-memory, carried turns as turns"]
+    assert shown[0] == rankings[0]
+    assert set(rankings[:2]) <= set(shown)

@@ -279,7 +279,8 @@ async def test_a_reply_is_found_by_the_words_of_the_question_it_answers(server: 
         await call(client, "remember_thread", thread_id="trip", messages=messages)
         hits = await call(client, "recall_memory", query="Lisbon trip", limit=3)
         by_id = {r["message_id"]: r for r in hits["results"]}
-        assert list(by_id)[:2] == ["q", "a"]
+        # the answer takes its question's place, the question right after it
+        assert list(by_id)[:2] == ["a", "q"]
         # the reply never says "Lisbon": the context channel (its text with the question) finds it
         assert "context" in by_id["a"]["channels"]
         assert "keyword" not in by_id["a"]["channels"]

@@ -8,9 +8,11 @@ from hybrid_memory.ranking import (
     Fused,
     Ranked,
     Weights,
+    answers_first,
     calibrated_fusion,
     dedupe_by,
     expand_adjacent,
+    expand_linked,
     final_scores,
     history_last,
     own_words_first,
@@ -230,3 +232,38 @@ def test_history_last_puts_a_closed_item_after_its_successor_and_keeps_scores() 
 
     out = history_last([item("old", 0.87), item("new", 0.8), item("other", 0.5)], {"old"})
     assert [(r.id, r.score) for r in out] == [("new", 0.8), ("other", 0.5), ("old", 0.87)]
+
+
+def test_answers_first_puts_a_found_reply_in_its_question_s_place() -> None:
+    question = fused("q", 0.9, keyword=6.0)
+    answer = fused("a", 0.5, context=4.0)
+    out = answers_first([question, answer, fused("x", 0.7, dense=0.6)], {"a": "q"})
+    assert [(f.id, round(f.relevance, 3)) for f in out] == [("a", 0.9), ("q", 0.891), ("x", 0.7)]
+
+
+def test_answers_first_leaves_a_question_whose_reply_was_not_found_or_is_ahead() -> None:
+    question, answer = fused("q", 0.9, keyword=6.0), fused("a", 0.95, context=4.0)
+    assert answers_first([question], {"a": "q"}) == [question]
+    assert answers_first([answer, question], {"a": "q"}) == [answer, question]
+
+
+def test_expand_linked_adds_link_strength_to_a_note_s_own_relevance_below_its_seed() -> None:
+    seed, hub, match = fused("s", 0.9, keyword=5.0), fused("hub", 0.1, dense=0.3), fused("m", 0.2, dense=0.5)
+    out = expand_linked([seed, match, hub], {"s": [("hub", 1.0), ("m", 1.0), ("new", 0.5)]}, share=0.3)
+    assert [(f.id, round(f.relevance, 3)) for f in out] == [
+        ("s", 0.9),
+        ("m", 0.47),
+        ("hub", 0.37),
+        ("new", 0.135),
+    ]
+    assert out[1].ranks == {"dense": 1, "neighbour": 1}
+
+
+def test_expand_linked_caps_the_gain_just_below_the_seed_but_keeps_a_better_own_score() -> None:
+    seed, close, better = (
+        fused("s", 0.5, keyword=2.0),
+        fused("c", 0.45, dense=0.4),
+        fused("b", 0.8, dense=0.7),
+    )
+    out = expand_linked([better, seed, close], {"s": [("c", 1.0), ("b", 1.0)]}, share=0.3)
+    assert [(f.id, round(f.relevance, 3)) for f in out] == [("b", 0.8), ("s", 0.5), ("c", 0.495)]

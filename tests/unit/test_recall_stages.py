@@ -12,7 +12,7 @@ from hybrid_memory.models import Link, Memory, MemoryKind, Neighbourhood, Note, 
 from hybrid_memory.ranking import ChannelHit, Fused
 from hybrid_memory.service.recall import PRESETS, RecallConfig, RecallOptions, recall_config
 from hybrid_memory.service.recall.channels import Found, gather
-from hybrid_memory.service.recall.expand import adjacent_ids, neighbour_hits, note_seeds
+from hybrid_memory.service.recall.expand import adjacent_ids, linked, note_seeds
 from hybrid_memory.service.recall.state import RecallState, admissible, fuse, plan, rank, render
 from hybrid_memory.settings import RankingSettings
 
@@ -129,9 +129,7 @@ def test_note_seeds_are_the_best_three_notes_among_the_first_ten() -> None:
     assert note_seeds(state) == ["n1", "n2", "n3"]
 
 
-def test_neighbour_hits_rank_by_link_strength_and_list_each_note_once() -> None:
-    state = fresh()
-
+def test_linked_notes_carry_their_link_strength_and_leave_the_seeds_out() -> None:
     def link(a: str, b: str, strength: float) -> Link:
         return Link(from_id=a, to_id=b, relation=Relation.RELATES_TO, strength=strength, project="p")
 
@@ -145,11 +143,7 @@ def test_neighbour_hits_rank_by_link_strength_and_list_each_note_once() -> None:
         ),
         ("s2", Neighbourhood(notes=[note("strong"), note("s1")], links=[link("s2", "strong", 1.0)])),
     ]
-    assert neighbour_hits(state, found, {"s1", "s2"}) == [
-        ChannelHit("strong", 1, 0.9),
-        ChannelHit("weak", 2, 0.2),
-    ]
-    assert set(state.notes) == {"strong", "weak"}
+    assert linked(found) == {"s1": [("weak", 0.2), ("strong", 0.9)], "s2": [("strong", 1.0)]}
 
 
 def test_adjacent_ids_are_the_turns_around_top_message_hits_only() -> None:

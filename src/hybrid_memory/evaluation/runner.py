@@ -41,6 +41,11 @@ from hybrid_memory.settings import EmbeddingSettings
 logger = logging.getLogger(__name__)
 
 SERVER_RUN = "hybrid-memory"
+CARRIED_RUN = "hybrid-memory, carried turns as turns"
+"""The same answers read as the turns an agent sees: each hit, then the turns it carries.
+
+Scored at equal turn count (R@10 is the first ten turns shown, carried ones included),
+so a hit's context is not free evidence."""
 BASELINE_DEPTH = 100
 """How deep each baseline ranks before fusion; every ranking is cut to the recall limit for scoring."""
 CALL_TIMEOUT_S = 300.0
@@ -104,6 +109,17 @@ class _Tally:
         self.warm_up_s: list[float] = []
 
 
+def _shown_turns(hits: list[dict[str, Any]]) -> list[str]:
+    """Each hit's id as ``_ranked_ids`` gives it, followed by the turns it carries; each turn once."""
+    shown: list[str] = []
+    for hit in hits:
+        shown.append(str(hit.get("message_id") or f"<{hit.get('kind')}:{hit.get('id')}>"))
+        for turn in (hit.get("context_before"), hit.get("context_after")):
+            if turn:
+                shown.append(str(turn.get("message_id") or f"<message:{turn.get('id')}>"))
+    return list(dict.fromkeys(shown))
+
+
 def _ranked_ids(hits: list[dict[str, Any]], evidence: tuple[str, ...], tally: _Tally) -> list[str]:
     ranked = []
     for rank, hit in enumerate(hits, start=1):
@@ -122,8 +138,14 @@ def _ranked_ids(hits: list[dict[str, Any]], evidence: tuple[str, ...], tally: _T
 
 
 async def _run_conversation(
-    conv: Conversation, data_dir: Path, model_path: Path | None, limit: int, run: RetrieverRun, tally: _Tally
+    conv: Conversation,
+    data_dir: Path,
+    model_path: Path | None,
+    limit: int,
+    runs: tuple[RetrieverRun, RetrieverRun],
+    tally: _Tally,
 ) -> None:
+    run, carried = runs
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "hybrid_memory", "serve"],
@@ -152,6 +174,7 @@ async def _run_conversation(
             found = await _call(client, "recall_memory", {"query": question.text, "limit": limit})
             query_s.append(perf_counter() - started)
             run.rankings[question.key] = _ranked_ids(found["results"], question.evidence, tally)
+            carried.rankings[question.key] = _shown_turns(found["results"])[:limit]
         run.latencies_s.extend(query_s)
     logger.info(
         "%s: %d turns remembered in %.1f s, %d questions in %.1f s",
@@ -175,14 +198,18 @@ def _protocol_error(exc: BaseException) -> MCPError | None:
     return None
 
 
-async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -> RetrieverRun:
-    """Every conversation through a fresh ``hybrid-memory serve`` over stdio; the rankings and timings."""
+async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -> list[RetrieverRun]:
+    """Every conversation through a fresh ``hybrid-memory serve`` over stdio; the rankings and timings.
+
+    Two runs of the same answers: the hits as ranked, and the turns shown (``CARRIED_RUN``).
+    """
     run = RetrieverRun(name=SERVER_RUN, ingest_s=0.0)
+    carried = RetrieverRun(name=CARRIED_RUN)
     tally = _Tally()
     with tempfile.TemporaryDirectory(prefix="hybrid-memory-locomo-") as tmp:
         for conv in dataset.conversations:
             try:
-                await _run_conversation(conv, Path(tmp), model_path, limit, run, tally)
+                await _run_conversation(conv, Path(tmp), model_path, limit, (run, carried), tally)
             except Exception as exc:
                 lost = _protocol_error(exc)
                 if lost is None:
@@ -202,7 +229,8 @@ async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -
             "total": sum(tally.warm_up_s),
         },
     }
-    return run
+    carried.latencies_s = run.latencies_s
+    return [run, carried]
 
 
 async def evaluate_locomo(
@@ -226,7 +254,7 @@ async def evaluate_locomo(
         len(dataset.questions),
         {k: v for k, v in dataset.repair.as_dict().items() if k != "examples"},
     )
-    runs = [await server_run(dataset, model_path=embedding.model_path, limit=limit)]
+    runs = await server_run(dataset, model_path=embedding.model_path, limit=limit)
     if baselines:
         from hybrid_memory.evaluation.baselines import bm25_run, dense_run, rrf_run
 

@@ -37,6 +37,7 @@ from hybrid_memory.models.lifecycle import (
     TaskResult,
 )
 from hybrid_memory.models.results import (
+    AdjacentTurn,
     ContentBlock,
     ForgetResult,
     MemoryPage,
@@ -50,6 +51,7 @@ from hybrid_memory.models.results import (
 )
 
 __all__ = [
+    "AdjacentTurn",
     "CleanupResult",
     "ContentBlock",
     "ContextItem",

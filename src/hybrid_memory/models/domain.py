@@ -196,6 +196,8 @@ class Note(BaseModel):
     modified: datetime = Field(default_factory=utcnow)
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    superseded_by: str | None = None
+    """The note that superseded or contradicted this one; read from its links, never stored."""
 
     @field_validator("created", "modified", "valid_from", "valid_to")
     @classmethod

@@ -62,6 +62,15 @@ class RememberResult(BaseModel):
     evicted: int = Field(default=0, description="older memories evicted to stay within the project's limits")
 
 
+class AdjacentTurn(BaseModel):
+    """The turn just before or after a message hit, shortened: the conversation around the hit."""
+
+    id: str = Field(description="memory id of the turn")
+    message_id: str | None = None
+    role: str | None = None
+    text: str = Field(description="the turn's text, cut to a few hundred characters")
+
+
 class RecallHit(BaseModel):
     id: str = Field(
         description="memory id; for a note, the note id (usable with create_link / get_linked_notes)"
@@ -77,14 +86,29 @@ class RecallHit(BaseModel):
     importance: float | None = None
     created_at: datetime
     valid_to: datetime | None = None
+    superseded_by: str | None = Field(
+        default=None,
+        description="for a note no longer valid: the id of the note that superseded or contradicted it",
+    )
     chunk_index: int = 0
     channels: list[str] = Field(description="which channels found it: dense, keyword, graph, neighbour")
     ranks: dict[str, int] = Field(description="its 1-based rank in each channel")
     relevance: float = Field(description="fused relevance 0..1 before recency and importance")
+    match: float = Field(
+        default=0.0,
+        description="how well its own text matched, 0..1 on the same scale in every query "
+        "(what min_score compares); 0 for a turn or note found only next to another hit",
+    )
     recency: float
     pinned: bool = False
     private: bool = False
     """Kept out of exports and never sent to a model for summaries."""
+    context_before: AdjacentTurn | None = Field(
+        default=None, description="for a message: the turn just before it in its thread"
+    )
+    context_after: AdjacentTurn | None = Field(
+        default=None, description="for a message: the turn just after it in its thread"
+    )
 
 
 class RecallResult(BaseModel):

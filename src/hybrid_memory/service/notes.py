@@ -31,9 +31,8 @@ from hybrid_memory.service.commands import NoteDraft, NoteUpdate
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
+from hybrid_memory.service.successors import CLOSING_RELATIONS, successors
 
-# Links of these kinds say the target is no longer true: the older note's validity ends.
-CLOSING_RELATIONS = frozenset({Relation.CONTRADICTS, Relation.SUPERSEDES})
 NEAR_DUPLICATE_SIMILARITY = 0.95
 """create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
 
@@ -218,7 +217,11 @@ class Notes:
     async def linked(self, scope: Scope, walk: Walk) -> Neighbourhood:
         start = await self.get(scope, walk.note_id)
         found = await self.stores.graph.neighbourhood(scope, walk)
-        return Neighbourhood(notes=[start, *found.notes], links=found.links)
+        notes = [start, *found.notes]
+        closed = [(nt.id, nt.created) for nt in notes if nt.valid_to]
+        replaced = await successors(self.stores.graph, scope, closed)
+        notes = [nt.model_copy(update={"superseded_by": replaced.get(nt.id)}) for nt in notes]
+        return Neighbourhood(notes=notes, links=found.links)
 
     async def repair(self, scope: Scope) -> int:
         """Re-index notes whose vector copy is missing (a write cut short); returns how many."""

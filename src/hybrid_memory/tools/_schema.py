@@ -54,6 +54,8 @@ def tidy(schema: Any) -> Any:
             out[key] = {name: tidy(s) for name, s in value.items()}
         elif key == "additionalProperties" and value is True:
             continue
+        elif key == "format" and value == "date-time":  # the tool descriptions say dates are ISO 8601
+            continue
         else:
             out[key] = tidy(value)
     arms = out.get("anyOf")

@@ -37,16 +37,13 @@ async def get_memory_context(
     thread_id: Annotated[str | None, Field(description="its latest messages are included")] = None,
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] = 1500,
 ) -> MemoryContext:
-    """Core memory, the thread's latest messages and what query recalls, as one prompt-ready block.
-
-    Call it when a conversation starts or changes topic.
-    """
+    """Core memory, the thread's latest messages and what query recalls: a prompt-ready block."""
     return await app(ctx).service.memory_context(scope, query, thread_id=thread_id, max_tokens=max_tokens)
 
 
 async def record_task(
     description: Annotated[str, Field(description="what was attempted")],
-    outcome: Annotated[str, Field(description="the result, the error, the fix")],
+    outcome: Annotated[str, Field(description="result, error, fix")],
     success: bool,
     ctx: AppCtx,
     scope: SessionScope,

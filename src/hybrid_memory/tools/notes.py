@@ -15,7 +15,7 @@ from hybrid_memory.tools.context import AppCtx, app
 
 
 async def create_note(
-    content: Annotated[str, Field(description="one self-contained piece of knowledge")],
+    content: Annotated[str, Field(description="one self-contained fact")],
     type: NoteType,
     ctx: AppCtx,
     scope: SessionScope,
@@ -29,8 +29,7 @@ async def create_note(
 ) -> NoteResult:
     """Store durable knowledge (preferences, decisions, facts) as a typed note, also recallable.
 
-    A near-duplicate is returned instead (duplicate=true). For an entity, make a concept
-    note and link its facts to it; get_linked_notes then gathers them.
+    A near-duplicate is returned instead (duplicate=true). Entities: a concept note with facts linked.
     """
     # The arguments above reach the service as write.command, a NoteDraft the SDK builds from them.
     return await app(ctx).service.create_note(scope, write.command, summarizer=write.summarizer)

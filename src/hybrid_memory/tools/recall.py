@@ -26,13 +26,16 @@ async def recall_memory(
     since: datetime | None = None,
     until: datetime | None = None,
     as_of: Annotated[datetime | None, Field(description="memory as it stood then")] = None,
-    include_invalid: Annotated[bool, Field(description="also superseded/contradicted notes")] = False,
-    explain: Annotated[bool, Field(description="show why each hit ranked")] = False,
+    include_invalid: Annotated[bool, Field(description="also superseded notes")] = False,
+    explain: Annotated[bool, Field(description="why each ranked")] = False,
     max_tokens: MaxTokens = DEFAULT_TOKENS,
+    min_score: Annotated[float, Field(ge=0, le=1, description="least match")] = 0.0,
+    with_context: bool = True,
 ) -> RecallResult:
     """Search past conversations and notes (meaning, keywords, knowledge graph), best first.
 
     Call before answering anything that may depend on earlier sessions. Cite hits as [memory:<id>].
+    Dates are ISO 8601; with_context adds each message's neighbouring turns.
     """
     options = RecallOptions(
         thread_id=thread_id,
@@ -44,5 +47,7 @@ async def recall_memory(
         until=None if until is None else as_utc(until),
         include_invalid=include_invalid,
         as_of=None if as_of is None else as_utc(as_of),
+        min_score=min_score,
+        context=with_context,
     )
     return await app(ctx).service.recall(scope, query, options)

@@ -41,11 +41,16 @@ class ChannelConfig(BaseModel):
 
 
 class AdjacentConfig(BaseModel):
-    """The turns next to the best message hits, carried up by them."""
+    """The turns next to the best message hits, ranked as results of their own.
+
+    Off by default: each message hit carries its neighbours (``context_before`` /
+    ``context_after``) instead, which on LoCoMo found as much evidence at rank 10
+    without spending result slots on turns that matched nothing (bench/recall_ablation.md).
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    share: float = Field(default=0.6, ge=0, le=1)
+    share: float = Field(default=0.0, ge=0, le=1)
     top: int = Field(default=5, ge=0, le=50)
 
     @property
@@ -58,15 +63,18 @@ class RecallConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    keyword: ChannelConfig = ChannelConfig(weight=0.35)
+    # The calibrations serve calibrated fusion and, in every preset, the hits' ``match``:
+    # medians on LoCoMo's tuning half: cosine of the first dense hit 0.58, of the tenth 0.48;
+    # BM25 of the first keyword hit 9.8, of the tenth 4.8.
+    keyword: ChannelConfig = ChannelConfig(weight=0.35, saturation=5.0)
     """BM25 over a memory's own text."""
-    context: ChannelConfig = ChannelConfig(weight=0.35)
+    context: ChannelConfig = ChannelConfig(weight=0.35, saturation=5.0)
     """BM25 over a memory's text with the tail of the message before it."""
-    dense: ChannelConfig = ChannelConfig(weight=0.3)
-    graph: ChannelConfig = ChannelConfig(weight=0.35)
+    dense: ChannelConfig = ChannelConfig(weight=0.3, floor=0.3, ceiling=0.8)
+    graph: ChannelConfig = ChannelConfig(weight=0.35, saturation=5.0)
     """Full-text search over notes in the graph store."""
-    neighbour: ChannelConfig = ChannelConfig(weight=0.15)
-    """Notes linked to the best note hits."""
+    neighbour: ChannelConfig = ChannelConfig(weight=0.3)
+    """Notes linked to the best note hits: the share of a seed's relevance a link of strength 1 lends."""
     adjacent: AdjacentConfig = AdjacentConfig()
     fusion: Literal["score", "rrf", "calibrated"] = "score"
     """``score``: min-max per query; ``rrf``: reciprocal ranks; ``calibrated``: fixed per-channel maps."""
@@ -74,6 +82,10 @@ class RecallConfig(BaseModel):
     """Relevance kept by a turn that only asks (ends with "?"); 1 leaves questions alone."""
     own_words_first: bool = True
     """A turn that matched through the turn before it stays below that turn (``ranking.own_words_first``)."""
+    dates: float = Field(default=0.3, ge=0, le=1)
+    """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
+    answers_first: bool = True
+    """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -89,7 +101,8 @@ class RecallConfig(BaseModel):
         return {name: self.channel(name).weight for name in CHANNELS}
 
     def calibrations(self) -> dict[str, ranking.Calibration]:
-        return {name: self.channel(name).calibration for name in CHANNELS}
+        """Per channel that scores a memory's own text, the fixed map of its raw scores to 0..1."""
+        return {name: self.channel(name).calibration for name in CHANNELS if name != "neighbour"}
 
 
 CHANNELS: tuple[ChannelName, ...] = ("keyword", "context", "dense", "graph", "neighbour")
@@ -101,17 +114,7 @@ PRESETS: dict[str, RecallConfig] = {
     "keyword": RecallConfig(context=_OFF, dense=_OFF, neighbour=_OFF, adjacent=AdjacentConfig(share=0.0)),
     "dense": RecallConfig(keyword=_OFF, context=_OFF, neighbour=_OFF, adjacent=AdjacentConfig(share=0.0)),
     "rrf": RecallConfig(fusion="rrf"),
-    # Medians on LoCoMo's tuning half: cosine of the first dense hit 0.58, of the tenth 0.48;
-    # BM25 of the first keyword hit 9.8, of the tenth 4.8.
-    "calibrated": RecallConfig(
-        fusion="calibrated",
-        own_words_first=True,
-        keyword=ChannelConfig(weight=0.35, saturation=5.0),
-        context=ChannelConfig(weight=0.35, saturation=5.0),
-        dense=ChannelConfig(weight=0.3, floor=0.3, ceiling=0.8),
-        graph=ChannelConfig(weight=0.35, saturation=5.0),
-        neighbour=ChannelConfig(weight=0.15),
-    ),
+    "calibrated": RecallConfig(fusion="calibrated"),
 }
 """``hybrid`` is the default; the others are the baselines it is measured against."""
 
@@ -140,7 +143,7 @@ def recall_config(settings: RankingSettings, *, timeout_s: float) -> RecallConfi
     update: dict[str, object] = {"timeout_s": timeout_s}
     for field, channel in _CHANNEL_FIELDS.items():
         if field in given:
-            update[channel] = ChannelConfig(weight=getattr(settings, field))
+            update[channel] = base.channel(channel).model_copy(update={"weight": getattr(settings, field)})
     final = {attr: getattr(settings, field) for field, attr in _FINAL_FIELDS.items() if field in given}
     if final:
         update["final"] = replace(base.final, **final)

@@ -12,7 +12,8 @@ from hybrid_memory.errors import BackendError
 from hybrid_memory.models import MemoryKind, Neighbourhood, Walk
 from hybrid_memory.service.recall.channels import skip
 from hybrid_memory.service.recall.config import RecallConfig
-from hybrid_memory.service.recall.state import RecallState
+from hybrid_memory.service.recall.state import RecallState, context_ids
+from hybrid_memory.service.successors import successors
 
 NEIGHBOUR_SEEDS = 3
 """How many of the best note hits lend their links."""
@@ -25,24 +26,19 @@ def note_seeds(state: RecallState) -> list[str]:
     return [f.id for f in state.fused[:SEED_WINDOW] if state.is_note(f.id)][:NEIGHBOUR_SEEDS]
 
 
-def neighbour_hits(
-    state: RecallState, found: Iterable[tuple[str, Neighbourhood]], seen: set[str]
-) -> list[ranking.ChannelHit]:
-    """Each seed's linked notes, strongest link first, each note once, as one channel."""
-    hits: list[ranking.ChannelHit] = []
+def linked(found: Iterable[tuple[str, Neighbourhood]]) -> dict[str, list[tuple[str, float]]]:
+    """Each seed's linked notes with the strength of the link, seeds themselves left out."""
+    seeds = set()
+    out: dict[str, list[tuple[str, float]]] = {}
     for seed, hood in found:
+        seeds.add(seed)
         strength = {lk.to_id if lk.from_id == seed else lk.from_id: lk.strength for lk in hood.links}
-        for note in sorted(hood.notes, key=lambda nt: -strength.get(nt.id, 0.0)):
-            if note.id in seen:
-                continue
-            seen.add(note.id)
-            state.notes[note.id] = note
-            hits.append(ranking.ChannelHit(note.id, len(hits) + 1, strength.get(note.id, 0.0)))
-    return hits
+        out[seed] = [(nt.id, strength.get(nt.id, 0.0)) for nt in hood.notes]
+    return {seed: [(i, w) for i, w in notes if i not in seeds] for seed, notes in out.items()}
 
 
 async def add_neighbours(state: RecallState, graph: GraphStore, config: RecallConfig) -> None:
-    """Notes linked to the best note hits join as the ``neighbour`` channel."""
+    """Notes linked to the best note hits gain part of their relevance (``ranking.expand_linked``)."""
     seeds = note_seeds(state)
     valid_at = None if state.options.include_invalid else state.now
     found: list[tuple[str, Neighbourhood]] = []
@@ -55,9 +51,9 @@ async def add_neighbours(state: RecallState, graph: GraphStore, config: RecallCo
     except (BackendError, TimeoutError) as exc:
         skip(state, "neighbour", exc)
         return
-    hits = neighbour_hits(state, found, set(seeds))
-    if hits:
-        state.channels["neighbour"] = hits
+    for _, hood in found:
+        state.notes.update((nt.id, nt) for nt in hood.notes)
+    state.fused = ranking.expand_linked(state.fused, linked(found), share=config.neighbour.weight)
 
 
 def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
@@ -116,3 +112,26 @@ async def resolve(state: RecallState, vectors: VectorStore, graph: GraphStore, t
             return
         for orphan in set(note_ids) - live:
             del state.memories[orphan]
+
+
+async def add_context(state: RecallState, vectors: VectorStore, timeout_s: float) -> None:
+    """Load the turns around the hits to be returned, so each can carry them."""
+    wanted = sorted(set(context_ids(state)) - state.memories.keys())
+    if wanted:
+        try:
+            await fetch(state, vectors, wanted, timeout_s)
+        except (BackendError, TimeoutError) as exc:
+            skip(state, "adjacent", exc)
+
+
+async def add_successors(state: RecallState, graph: GraphStore, timeout_s: float) -> None:
+    """For each closed note about to be returned, the note that superseded or contradicted it."""
+    shown = (state.memories[r.id] for r in state.ranked[: state.options.limit])
+    closed = [(m.id, m.created_at) for m in shown if m.kind is MemoryKind.NOTE and m.valid_to is not None]
+    if not closed:
+        return
+    try:
+        with anyio.fail_after(timeout_s):
+            state.successors = await successors(graph, state.scope, closed)
+    except (BackendError, TimeoutError) as exc:
+        skip(state, "graph", exc)

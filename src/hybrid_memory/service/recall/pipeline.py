@@ -58,8 +58,9 @@ class Recaller:
         state.fuse(s, config)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._graph, config)
-            state.fuse(s, config)
         await expand.add_adjacent(s, self._vectors, config)
         await expand.resolve(s, self._vectors, self._graph, config.timeout_s)
         state.rank(s, config)
+        await expand.add_successors(s, self._graph, config.timeout_s)
+        await expand.add_context(s, self._vectors, config.timeout_s)
         return state.render(s)

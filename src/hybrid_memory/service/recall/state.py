@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from hybrid_memory import ranking
 from hybrid_memory.models import (
+    AdjacentTurn,
     Memory,
     MemoryFilter,
     MemoryKind,
@@ -23,6 +24,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
+from hybrid_memory.service.recall import dates
 from hybrid_memory.service.recall.config import RecallConfig
 
 
@@ -38,6 +40,10 @@ class RecallOptions:
     include_invalid: bool = False
     as_of: datetime | None = None
     """Answer as memory stood then: created at or before it, and valid then unless include_invalid."""
+    min_score: float = 0.0
+    """Leave out hits whose ``match`` (calibrated, the same scale in every query) is below this."""
+    context: bool = True
+    """Give each message hit the turns just before and after it (``context_before`` / ``context_after``)."""
 
 
 @dataclass
@@ -58,6 +64,10 @@ class RecallState:
     skipped: dict[str, str] = field(default_factory=dict)
     fused: list[ranking.Fused] = field(default_factory=list)
     ranked: list[ranking.Ranked] = field(default_factory=list)
+    successors: dict[str, str] = field(default_factory=dict)
+    matches: dict[str, float] = field(default_factory=dict)
+    """Candidate id -> ``ranking.match_strength`` of its own channel scores."""
+    """Closed note id -> the note that superseded or contradicted it."""
 
     @property
     def want_notes(self) -> bool:
@@ -110,18 +120,38 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     else:
         state.fused = ranking.score_fusion(state.channels, weights)
     if config.question_factor < 1.0:
-        questions = {i for i, m in state.memories.items() if _asks(m)}
-        state.fused = ranking.yield_questions(state.fused, questions, factor=config.question_factor)
+        state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
+    questions = _questions(state) if config.answers_first else {}
     if config.own_words_first:
-        prev_of = {i: m.prev_id for i, m in state.memories.items() if m.prev_id is not None}
+        prev_of = {
+            i: p for i, m in state.memories.items() if (p := m.prev_id) is not None and p not in questions
+        }
         state.fused = ranking.own_words_first(state.fused, prev_of)
+    if questions:
+        after = {m.next_id: q for q, m in questions.items() if m.next_id is not None}
+        state.fused = ranking.answers_first(state.fused, after)
+    named = dates.periods(state.query) if config.dates > 0 else []
+    if named:
+        inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
+        state.fused = dates.lift(state.fused, inside, config.dates)
+
+
+def _questions(state: RecallState) -> dict[str, Memory]:
+    """The candidates that are turns asking a question, by id."""
+    return {i: m for i, m in state.memories.items() if _asks(m)}
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
     """Admissible candidates with their memory, mixed with recency and importance, one per message."""
     memories = state.memories
+    calibrations = config.calibrations()
+    state.matches = {f.id: ranking.match_strength(f.scores, calibrations) for f in state.fused}
     candidates = [
-        f for f in state.fused if f.id in memories and admissible(memories[f.id], state.now, state.options)
+        f
+        for f in state.fused
+        if f.id in memories
+        and admissible(memories[f.id], state.now, state.options)
+        and state.matches[f.id] >= state.options.min_score
     ]
     ranked = ranking.final_scores(
         candidates,
@@ -136,12 +166,36 @@ def rank(state: RecallState, config: RecallConfig) -> None:
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
 
 
+CONTEXT_CHARS = 240
+"""How much of a neighbouring turn a hit carries: enough to read the exchange, not the whole turn."""
+
+
 def render(state: RecallState) -> RecallResult:
-    return RecallResult(
-        query=state.query,
-        results=[_hit(state.memories[r.id], r) for r in state.ranked[: state.options.limit]],
-        skipped_channels=state.skipped,
-    )
+    results = []
+    for r in state.ranked[: state.options.limit]:
+        memory = state.memories[r.id]
+        hit = _hit(memory, r, state.successors.get(r.id))
+        hit.match = round(state.matches.get(r.id, 0.0), 6)
+        if state.options.context:
+            hit.context_before = _turn(state.memories.get(memory.prev_id or ""))
+            hit.context_after = _turn(state.memories.get(memory.next_id or ""))
+        results.append(hit)
+    return RecallResult(query=state.query, results=results, skipped_channels=state.skipped)
+
+
+def context_ids(state: RecallState) -> list[str]:
+    """The turns around the message hits about to be returned, when the request wants them."""
+    if not state.options.context:
+        return []
+    shown = (state.memories[r.id] for r in state.ranked[: state.options.limit])
+    return [i for m in shown if m.kind is MemoryKind.MESSAGE for i in (m.prev_id, m.next_id) if i is not None]
+
+
+def _turn(memory: Memory | None) -> AdjacentTurn | None:
+    if memory is None:
+        return None
+    text = memory.text if len(memory.text) <= CONTEXT_CHARS else memory.text[: CONTEXT_CHARS - 1] + "…"
+    return AdjacentTurn(id=memory.id, message_id=memory.message_id, role=memory.role, text=text)
 
 
 def admissible(memory: Memory, now: datetime, options: RecallOptions) -> bool:
@@ -176,7 +230,7 @@ def _group_key(memory: Memory) -> str:
     return memory.id
 
 
-def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
+def _hit(memory: Memory, r: ranking.Ranked, superseded_by: str | None = None) -> RecallHit:
     return RecallHit(
         id=memory.id,
         kind=memory.kind,
@@ -190,6 +244,7 @@ def _hit(memory: Memory, r: ranking.Ranked) -> RecallHit:
         importance=memory.importance,
         created_at=memory.created_at,
         valid_to=memory.valid_to,
+        superseded_by=superseded_by,
         chunk_index=memory.chunk_index,
         channels=sorted(r.ranks, key=lambda c: r.ranks[c]),
         ranks=r.ranks,
