@@ -14,6 +14,8 @@ from typing import Any
 _NAMED_MAPS = ("properties", "$defs")
 """Keys whose values map names to schemas: a property may itself be called ``title``."""
 _DEFS = "#/$defs/"
+_IMPLIED = (("additionalProperties", True), ("format", "date-time"))
+"""JSON Schema's default, and the date format the tool descriptions state (ISO 8601)."""
 _MAX_DEPTH = 8
 """A recursive model stays a ``$ref`` past this depth (none of ours is)."""
 
@@ -52,9 +54,7 @@ def tidy(schema: Any) -> Any:
             continue
         if key in _NAMED_MAPS and isinstance(value, dict):
             out[key] = {name: tidy(s) for name, s in value.items()}
-        elif key == "additionalProperties" and value is True:
-            continue
-        elif key == "format" and value == "date-time":  # the tool descriptions say dates are ISO 8601
+        elif (key, value) in _IMPLIED:
             continue
         else:
             out[key] = tidy(value)
