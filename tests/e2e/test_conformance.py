@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.e2e.test_transports import free_port, http_server
+from tests.e2e.servers import free_port, http_server
 
 pytestmark = [pytest.mark.conformance, pytest.mark.subprocess, pytest.mark.model]
 
@@ -51,8 +51,16 @@ def _require_suite() -> None:
 def test_applicable_conformance_scenarios_pass(tmp_path: Path) -> None:
     _require_suite()
     results = tmp_path / "results"
-    with http_server(tmp_path / "data", free_port()) as url:
-        suite = ["server", "--url", url, "--expected-failures", str(BASELINE), "--output-dir", str(results)]
+    with http_server(tmp_path / "data", free_port()) as server:
+        suite = [
+            "server",
+            "--url",
+            server.url,
+            "--expected-failures",
+            str(BASELINE),
+            "--output-dir",
+            str(results),
+        ]
         run = subprocess.run(
             [str(NODE), str(CLI), *suite],
             capture_output=True,

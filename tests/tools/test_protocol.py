@@ -129,8 +129,8 @@ async def test_memory_context_prompt_builds_one_cited_message(server: MCPServer[
         stored = await call(client, "remember_thread", thread_id="school", messages=THREAD)
         prompts = await client.list_prompts()
         result = await client.get_prompt("memory_context", {"query": "which school does Mia attend?"})
-    (prompt,) = prompts.prompts
-    assert prompt.name == "memory_context"
+    assert [p.name for p in prompts.prompts] == ["memory_context", "distill_thread"]
+    prompt = prompts.prompts[0]
     assert [(a.name, a.required) for a in prompt.arguments or []] == [("query", True), ("thread_id", False)]
     (message,) = result.messages
     assert message.role == "user"
@@ -147,7 +147,7 @@ async def test_unknown_prompt_or_missing_argument_is_invalid_params_without_a_tr
         missing = await protocol_error(client.get_prompt("memory_context", {}))
     assert (unknown.code, unknown.message) == (
         INVALID_PARAMS,
-        "No prompt 'summarize_everything'. Prompts: memory_context.",
+        "No prompt 'summarize_everything'. Prompts: memory_context, distill_thread.",
     )
     assert missing.code == INVALID_PARAMS
     assert "query" in missing.message
