@@ -18,7 +18,7 @@ from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
 from hybrid_memory.settings import Settings
 from hybrid_memory.tools import ToolSet, build_tools, knowledge
-from hybrid_memory.tools._guard import guard_tool_calls
+from hybrid_memory.tools._guard import guard_tool_calls, refuse_unknown_arguments
 from hybrid_memory.tools.context import AppContext
 from hybrid_memory.tools.prompts import register_prompts
 from hybrid_memory.tools.protocol import install_protocol_features
@@ -177,6 +177,9 @@ class _MemoryServer(MCPServer[AppContext]):
         self, name: str, arguments: dict[str, Any], context: Context[AppContext, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         self._ensure_tools()
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            refuse_unknown_arguments(name, arguments, tool.parameters)
         return await super().call_tool(name, arguments, context)
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:

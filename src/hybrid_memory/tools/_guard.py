@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 MAX_ERROR_CHARS = 800
@@ -72,6 +73,16 @@ def bounded_error(text: str) -> str:
         )
     text = _short(text)
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
+
+
+def refuse_unknown_arguments(tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    """A misspelled or invented argument is an error naming the valid ones, never silently ignored."""
+    valid = list(schema.get("properties", {}))
+    unknown = [name for name in arguments if name not in valid]
+    if unknown:
+        named = ", ".join(repr(_short(str(name))) for name in unknown[:SHOWN_PROBLEMS])
+        more = f" (and {len(unknown) - SHOWN_PROBLEMS:,} more)" if len(unknown) > SHOWN_PROBLEMS else ""
+        raise ToolError(f"{tool} has no argument {named}{more}. Its arguments: {', '.join(valid) or 'none'}.")
 
 
 def _refusal(name: str, path: str, what: str) -> CallToolResult:
