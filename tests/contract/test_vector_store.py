@@ -43,6 +43,7 @@ from hybrid_memory.models import (
     MemoryRecord,
     NoteType,
     Scope,
+    Searches,
 )
 
 DIM = 4
@@ -313,7 +314,7 @@ async def test_search_many_answers_each_search_as_its_single_call_does(store: Ve
     query = BM25.encode_query("Lisbon visit")
     flt = scoped()
 
-    found = await store.search_many(flt, 10, dense=[1, 0, 0, 0], keyword=query, context=query)
+    found = await store.search_many(flt, 10, Searches(dense=[1, 0, 0, 0], keyword=query, context=query))
 
     assert found == {
         "dense": await store.search_dense([1, 0, 0, 0], flt, 10),
@@ -326,11 +327,12 @@ async def test_search_many_answers_each_search_as_its_single_call_does(store: Ve
 async def test_search_many_runs_only_the_searches_given(store: VectorStore) -> None:
     await store.upsert([make_record(make_memory("the and of"))])
 
-    assert await store.search_many(scoped(), 10) == {}
-    assert await store.search_many(scoped(), 10, keyword=BM25.encode_query("the of")) == {"keyword": []}
-    assert list(await store.search_many(scoped(), 10, dense=[1, 0, 0, 0])) == ["dense"]
+    assert await store.search_many(scoped(), 10, Searches()) == {}
+    nothing = Searches(keyword=BM25.encode_query("the of"))
+    assert await store.search_many(scoped(), 10, nothing) == {"keyword": []}
+    assert list(await store.search_many(scoped(), 10, Searches(dense=[1, 0, 0, 0]))) == ["dense"]
     with pytest.raises(InvalidInputError, match="limit must be at least 1"):
-        await store.search_many(scoped(), 0, dense=[1, 0, 0, 0])
+        await store.search_many(scoped(), 0, Searches(dense=[1, 0, 0, 0]))
 
 
 DAY = timedelta(days=1)

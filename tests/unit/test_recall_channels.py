@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.errors import BackendUnavailableError
-from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, Scope, SparseVector, VectorHit
+from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, Scope, Searches, SparseVector, VectorHit
 from hybrid_memory.service.recall import RecallConfig, RecallOptions
 from hybrid_memory.service.recall.channels import gather, searches
 from hybrid_memory.service.recall.state import plan
@@ -28,16 +27,14 @@ class OneCallStore:
         self.calls: list[dict[str, Any]] = []
         self.fail = fail
 
-    async def search_many(
-        self,
-        flt: MemoryFilter,
-        limit: int,
-        *,
-        dense: Sequence[float] | None = None,
-        keyword: SparseVector | None = None,
-        context: SparseVector | None = None,
-    ) -> SearchResults:
-        self.calls.append({"dense": dense is not None, "keyword": keyword is not None, "context": context})
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
+        self.calls.append(
+            {
+                "dense": searches.dense is not None,
+                "keyword": searches.keyword is not None,
+                "context": searches.context,
+            }
+        )
         if self.fail:
             raise BackendUnavailableError("The memory store is busy; try again shortly.")
         a, b = memory("a"), memory("b")

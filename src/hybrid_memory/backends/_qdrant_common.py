@@ -29,6 +29,7 @@ from hybrid_memory.models import (
     Memory,
     MemoryFilter,
     MemoryRecord,
+    Searches,
     SparseVector,
     VectorHit,
 )
@@ -264,20 +265,18 @@ class PlannedSearch:
 
 
 def plan_searches(
-    dimension: int,
-    limit: int,
-    *,
-    dense: Sequence[float] | None,
-    keyword: SparseVector | None,
-    context: SparseVector | None,
+    dimension: int, limit: int, searches: Searches
 ) -> tuple[list[PlannedSearch], dict[str, list[VectorHit]]]:
     """The searches to send, checked, and the results known without asking (an empty sparse query)."""
     check_limit(limit)
     planned: list[PlannedSearch] = []
     empty: dict[str, list[VectorHit]] = {}
-    if dense is not None:
-        planned.append(PlannedSearch("dense", DENSE_VECTOR, check_dense(dense, dimension)))
-    sparse_searches = (("keyword", SPARSE_VECTOR, keyword), ("context", CONTEXT_SPARSE_VECTOR, context))
+    if searches.dense is not None:
+        planned.append(PlannedSearch("dense", DENSE_VECTOR, check_dense(searches.dense, dimension)))
+    sparse_searches = (
+        ("keyword", SPARSE_VECTOR, searches.keyword),
+        ("context", CONTEXT_SPARSE_VECTOR, searches.context),
+    )
     for name, using, sparse in sparse_searches:
         if sparse is None:
             continue

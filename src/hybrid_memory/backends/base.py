@@ -20,6 +20,7 @@ from hybrid_memory.models import (
     NoteHit,
     Relation,
     Scope,
+    Searches,
     SparseVector,
     VectorHit,
     Walk,
@@ -77,19 +78,11 @@ class VectorStore(Protocol):
         """
         ...
 
-    async def search_many(
-        self,
-        flt: MemoryFilter,
-        limit: int,
-        *,
-        dense: Sequence[float] | None = None,
-        keyword: SparseVector | None = None,
-        context: SparseVector | None = None,
-    ) -> SearchResults:
-        """The searches given (``search_dense``, ``search_sparse``, ``search_sparse(context=True)``)
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
+        """The ``searches`` (``search_dense``, ``search_sparse``, ``search_sparse(context=True)``)
         as one round to the store, each ranked on its own, best first.
 
-        Keys ``"dense"``, ``"keyword"``, ``"context"`` for the vectors given; a memory found by
+        Keys ``"dense"``, ``"keyword"``, ``"context"`` for the vectors ``searches`` gives; a memory found by
         several searches is the same ``Memory`` object in each list.
         """
         ...

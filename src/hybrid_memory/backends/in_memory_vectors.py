@@ -32,7 +32,7 @@ import anyio.lowlevel
 
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends.base import SearchResults
-from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
+from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 
 @dataclass
@@ -214,20 +214,10 @@ class InMemoryVectorStore:
                 scored.append((sum(weights[i] * terms[i] for i in shared), pid, point))
         return self._hits(scored, limit)
 
-    async def search_many(
-        self,
-        flt: MemoryFilter,
-        limit: int,
-        *,
-        dense: Sequence[float] | None = None,
-        keyword: SparseVector | None = None,
-        context: SparseVector | None = None,
-    ) -> SearchResults:
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
         """Each search given, run one after the other; a memory found twice is one object."""
         dimension = await self._ready()
-        planned, results = common.plan_searches(
-            dimension, limit, dense=dense, keyword=keyword, context=context
-        )
+        planned, results = common.plan_searches(dimension, limit, searches)
         found: dict[str, Memory] = {}
         for p in planned:
             if isinstance(p.vector, SparseVector):

@@ -40,7 +40,7 @@ from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._edge_host import SHARD_DIR as SHARD_DIR
 from hybrid_memory.backends._edge_host import EdgeHost
 from hybrid_memory.backends.base import SearchResults
-from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
+from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
 
@@ -209,23 +209,13 @@ class EdgeVectorStore:
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return common.hits(await self._host.run(lambda shard: shard.query(request)))
 
-    async def search_many(
-        self,
-        flt: MemoryFilter,
-        limit: int,
-        *,
-        dense: Sequence[float] | None = None,
-        keyword: SparseVector | None = None,
-        context: SparseVector | None = None,
-    ) -> SearchResults:
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
         """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass.
 
         The searches return ids only; each distinct hit's payload is then read once
         (``retrieve``, same lock): the searches overlap, and payloads cost more than scores.
         """
-        planned, results = common.plan_searches(
-            self._dimension, limit, dense=dense, keyword=keyword, context=context
-        )
+        planned, results = common.plan_searches(self._dimension, limit, searches)
         if not planned:
             return results
         edge_flt = edge_filter(flt)

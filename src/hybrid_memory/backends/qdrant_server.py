@@ -27,7 +27,7 @@ from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._qdrant_server_host import METADATA_KEY as METADATA_KEY
 from hybrid_memory.backends._qdrant_server_host import ServerCollection
 from hybrid_memory.backends.base import SearchResults
-from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, SparseVector, VectorHit
+from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
 
@@ -212,20 +212,10 @@ class QdrantServerVectorStore:
         )
         return common.hits(response.points)
 
-    async def search_many(
-        self,
-        flt: MemoryFilter,
-        limit: int,
-        *,
-        dense: Sequence[float] | None = None,
-        keyword: SparseVector | None = None,
-        context: SparseVector | None = None,
-    ) -> SearchResults:
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
         """Several searches as one ``query_batch_points`` request: one round trip."""
         client = self._host.client()
-        planned, results = common.plan_searches(
-            self._dimension, limit, dense=dense, keyword=keyword, context=context
-        )
+        planned, results = common.plan_searches(self._dimension, limit, searches)
         if not planned:
             return results
         query_filter = server_filter(flt)

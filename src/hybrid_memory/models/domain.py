@@ -304,6 +304,20 @@ class Walk(BaseModel):
         return self.depth < 1 or self.limit < 1 or (self.relations is not None and not self.relations)
 
 
+class Searches(BaseModel):
+    """The vector searches of one recall, sent to the store as one round: each vector given, one search.
+
+    ``dense`` by cosine; ``keyword`` BM25 over a memory's own text; ``context`` BM25 over its text
+    with the message before it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    dense: list[float] | None = None
+    keyword: SparseVector | None = None
+    context: SparseVector | None = None
+
+
 class Neighbourhood(BaseModel):
     notes: list[Note]
     links: list[Link]

@@ -21,6 +21,7 @@ from hybrid_memory.models import (
     MemoryRecord,
     Neighbourhood,
     Scope,
+    Searches,
     SparseVector,
     VectorHit,
     utcnow,
@@ -75,18 +76,8 @@ class LiveVectors:
     ) -> list[VectorHit]:
         return await self._store.search_sparse(vector, self._live(flt), limit, context=context)
 
-    async def search_many(
-        self,
-        flt: MemoryFilter,
-        limit: int,
-        *,
-        dense: Sequence[float] | None = None,
-        keyword: SparseVector | None = None,
-        context: SparseVector | None = None,
-    ) -> SearchResults:
-        return await self._store.search_many(
-            self._live(flt), limit, dense=dense, keyword=keyword, context=context
-        )
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
+        return await self._store.search_many(self._live(flt), limit, searches)
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

@@ -11,7 +11,7 @@ import anyio
 from hybrid_memory import ranking
 from hybrid_memory.backends.base import GraphStore, SearchResults, VectorStore
 from hybrid_memory.errors import BackendError
-from hybrid_memory.models import Memory, Note, NoteHit, SparseVector, VectorHit
+from hybrid_memory.models import Memory, Note, NoteHit, Searches, SparseVector, VectorHit
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
 
@@ -96,9 +96,11 @@ def searches(
         lambda: vectors.search_many(
             state.flt,
             n,
-            dense=dense if enabled["dense"] else None,
-            keyword=sparse if enabled["keyword"] else None,
-            context=sparse if enabled["context"] else None,
+            Searches(
+                dense=list(dense) if enabled["dense"] and dense is not None else None,
+                keyword=sparse if enabled["keyword"] else None,
+                context=sparse if enabled["context"] else None,
+            ),
         )
     )
 
