@@ -25,13 +25,13 @@ import anyio
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
-from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo
 from hybrid_memory.evaluation.runner import session_messages
 from hybrid_memory.models import MessageIn, Scope
 from hybrid_memory.service import MemoryService, ThreadDraft
 from hybrid_memory.service.recall import PRESETS, RecallConfig, Recaller, RecallOptions, recall_config
 from hybrid_memory.service.recall.config import AdjacentConfig, ChannelConfig
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import load_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -170,15 +170,8 @@ async def run_conversation(
             marker.write_text("ok")
         base = recall_config(settings.ranking, timeout_s=settings.backend_timeout_s)
         for name, variant in variants.items():
-            recaller = Recaller(
-                settings=settings,
-                vectors=vectors,
-                graph=graph,
-                embedder=embedder,
-                sparse=Bm25Encoder(),
-                validate_text=lambda text, _what: text,
-                config=variant(base),
-            )
+            stores = Stores.over(vectors, graph, embedder)
+            recaller = Recaller(settings=settings, stores=stores, config=variant(base))
             for q in conv.questions:
                 if q.category not in CATEGORIES:
                     continue

@@ -16,18 +16,25 @@ means; each backend only spells its conditions in its library's types.
 from __future__ import annotations
 
 import math
-import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from hybrid_memory.backends._qdrant_filter import Alive as Alive
+from hybrid_memory.backends._qdrant_filter import Condition as Condition
+from hybrid_memory.backends._qdrant_filter import DatetimeRange as DatetimeRange
+from hybrid_memory.backends._qdrant_filter import HasId as HasId
+from hybrid_memory.backends._qdrant_filter import MatchAny as MatchAny
+from hybrid_memory.backends._qdrant_filter import MatchValue as MatchValue
+from hybrid_memory.backends._qdrant_filter import filter_conditions as filter_conditions
+from hybrid_memory.backends._qdrant_filter import point_id as point_id
+from hybrid_memory.backends._qdrant_filter import point_ids as point_ids
+from hybrid_memory.backends._qdrant_filter import utc_iso as utc_iso
 from hybrid_memory.errors import ConflictError, InvalidInputError
 from hybrid_memory.models import (
     Memory,
-    MemoryFilter,
     MemoryRecord,
     Searches,
     SparseVector,
@@ -107,19 +114,6 @@ def check_identity(stored: StoreIdentity, wanted: StoreIdentity, *, store: str, 
 # --- ids, limits, vectors ------------------------------------------------------------------
 
 
-def point_id(memory_id: str) -> str | None:
-    """The canonical form of a UUID id; None for anything else (no point can have it)."""
-    try:
-        return str(uuid.UUID(memory_id))
-    except (ValueError, AttributeError, TypeError):
-        return None
-
-
-def point_ids(memory_ids: Sequence[str]) -> list[str]:
-    """The distinct ids among ``memory_ids`` that can name a point, in canonical form."""
-    return list(dict.fromkeys(pid for pid in map(point_id, memory_ids) if pid is not None))
-
-
 def scroll_offset(offset: str | None) -> str | None:
     """Check an offset handed back by ``scroll``."""
     if offset is None:
@@ -172,13 +166,6 @@ def check_record(record: MemoryRecord, dimension: int) -> tuple[str, list[float]
 
 
 # --- payload <-> Memory ----------------------------------------------------------------------
-
-
-def utc_iso(value: datetime) -> str:
-    """ISO 8601 in UTC; a naive datetime is taken to be UTC already."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat()
 
 
 def memory_to_payload(memory: Memory) -> dict[str, Any]:
@@ -317,87 +304,21 @@ def payload_update(current: Memory, fields: Mapping[str, object]) -> dict[str, A
     return {name: payload[name] for name in names}
 
 
-# --- MemoryFilter -> conditions -----------------------------------------------------------------
+class _WithVector(Protocol):
+    """A point read back with its vectors, as Edge and qdrant-client both return it."""
+
+    @property
+    def id(self) -> Any: ...
+
+    @property
+    def vector(self) -> Any: ...
 
 
-@dataclass(frozen=True)
-class MatchValue:
-    key: str
-    value: str
-
-
-@dataclass(frozen=True)
-class MatchAny:
-    """The field (or, for a list field, one of its values) is one of ``values``; none matches ``()``."""
-
-    key: str
-    values: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class DatetimeRange:
-    key: str
-    gte: str | None
-    lt: str | None
-
-
-@dataclass(frozen=True)
-class HasId:
-    """The point id is one of ``ids``; none matches ``()``."""
-
-    ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Alive:
-    """Not expired (:class:`~hybrid_memory.models.Liveness`): pinned, or else no ``expires_at``
-    at or before ``now`` and, with ``retained_from``, created at or after it."""
-
-    now: str
-    retained_from: str | None
-
-
-Condition = MatchValue | MatchAny | DatetimeRange | HasId | Alive
-
-
-def filter_conditions(flt: MemoryFilter) -> list[Condition]:
-    """The conditions a memory must all meet to pass ``flt``.
-
-    Scope (project AND user) always. ``None`` means no condition; an empty list
-    matches nothing (an explicit "none of these" never widens into "all").
-    ``tags`` is any-of. ``created_after`` is inclusive and ``created_before``
-    exclusive, so consecutive windows neither overlap nor leave a gap.
-    Ids that are not UUIDs cannot exist and are dropped.
-    """
-    conditions: list[Condition] = [
-        MatchValue("project", flt.scope.project),
-        MatchValue("user", flt.scope.user),
-    ]
-    if flt.thread_id is not None:
-        conditions.append(MatchValue("thread_id", flt.thread_id))
-    if flt.kinds is not None:
-        conditions.append(MatchAny("kind", tuple(k.value for k in flt.kinds)))
-    if flt.note_types is not None:
-        conditions.append(MatchAny("note_type", tuple(t.value for t in flt.note_types)))
-    if flt.tags is not None:
-        conditions.append(MatchAny("tags", tuple(flt.tags)))
-    if flt.created_after is not None or flt.created_before is not None:
-        conditions.append(
-            DatetimeRange(
-                "created_at",
-                gte=None if flt.created_after is None else utc_iso(flt.created_after),
-                lt=None if flt.created_before is None else utc_iso(flt.created_before),
-            )
-        )
-    if flt.ids is not None:
-        conditions.append(HasId(tuple(point_ids(flt.ids))))
-    if flt.pinned is not None:
-        conditions.append(MatchValue("pinned_kw", "true" if flt.pinned else "false"))
-    if flt.private is not None:
-        conditions.append(MatchValue("private_kw", "true" if flt.private else "false"))
-    if flt.expires_before is not None:
-        conditions.append(DatetimeRange("expires_at", gte=None, lt=utc_iso(flt.expires_before)))
-    if flt.alive is not None:
-        since = flt.alive.retained_from
-        conditions.append(Alive(utc_iso(flt.alive.now), None if since is None else utc_iso(since)))
-    return conditions
+def dense_by_id(records: Iterable[_WithVector]) -> dict[str, list[float]]:
+    """Each point's dense vector by its id; a point without one is left out."""
+    found: dict[str, list[float]] = {}
+    for record in records:
+        dense = record.vector.get(DENSE_VECTOR) if isinstance(record.vector, dict) else None
+        if isinstance(dense, list):
+            found[str(record.id)] = [float(v) for v in dense if isinstance(v, (int, float))]
+    return found

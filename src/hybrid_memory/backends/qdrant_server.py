@@ -290,12 +290,7 @@ class QdrantServerVectorStore:
                 with_vectors=[common.DENSE_VECTOR],
             )
         )
-        found: dict[str, list[float]] = {}
-        for record in records:
-            dense = record.vector.get(common.DENSE_VECTOR) if isinstance(record.vector, dict) else None
-            if isinstance(dense, list):
-                found[str(record.id)] = [float(v) for v in dense if isinstance(v, (int, float))]
-        return found
+        return common.dense_by_id(records)
 
     async def scopes(self) -> list[Scope]:
         """Every (project, user) holding a memory, sorted: a facet on project, then on user per project."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
@@ -37,7 +38,6 @@ from hybrid_memory.models import (
     ThreadList,
     Walk,
 )
-from hybrid_memory.service import _validate
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
@@ -72,14 +72,8 @@ class MemoryService:
         self._stores = stores = Stores.over(vectors, graph, embedder, sparse)
         # Reads see only what has not expired; writes, repair and cleanup see the store itself.
         self._live = LiveVectors(vectors, settings.lifecycle.retention_days)
-        self._recaller = Recaller(
-            settings=settings,
-            vectors=self._live,
-            graph=graph,
-            embedder=embedder,
-            sparse=stores.indexer.sparse,
-            validate_text=self._text,
-        )
+        # Recall reads through the live view: what retention has expired is never returned.
+        self._recaller = Recaller(settings=settings, stores=replace(stores, vectors=self._live))
         self._lifecycle = Lifecycle(
             settings=settings.lifecycle, stores=stores, summarizer=build_summarizer(settings.lifecycle)
         )
@@ -89,9 +83,6 @@ class MemoryService:
         )
         self._context = ContextBuilder(vectors=self._live, embedder=embedder, recall=self._recaller.recall)
         self.knowledge = Knowledge(settings.lifecycle, stores)
-
-    def _text(self, value: str, what: str) -> str:
-        return _validate.text(value, what, self._settings.max_content_chars)
 
     # --- threads ---------------------------------------------------------------------
 
