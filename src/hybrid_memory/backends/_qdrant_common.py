@@ -16,7 +16,7 @@ means; each backend only spells its conditions in its library's types.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -163,6 +163,22 @@ def check_record(record: MemoryRecord, dimension: int) -> tuple[str, list[float]
     dense = check_dense(record.dense, dimension)
     check_sparse(record.sparse)
     return pid, dense
+
+
+def point_vectors(
+    record: MemoryRecord, dimension: int, sparse: Callable[[list[int], list[float]], Any]
+) -> tuple[str, dict[str, Any]]:
+    """A record's point id and named vectors; ``sparse`` builds the store's sparse vector type.
+
+    A memory without a context vector searches its own text under the context name too.
+    """
+    pid, dense = check_record(record, dimension)
+    context = record.sparse_context or record.sparse
+    return pid, {
+        DENSE_VECTOR: dense,
+        SPARSE_VECTOR: sparse(list(record.sparse.indices), list(record.sparse.values)),
+        CONTEXT_SPARSE_VECTOR: sparse(list(context.indices), list(context.values)),
+    }
 
 
 # --- payload <-> Memory ----------------------------------------------------------------------

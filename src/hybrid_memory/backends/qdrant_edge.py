@@ -32,7 +32,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import qdrant_edge as qe
 
@@ -117,17 +116,7 @@ class EdgeVectorStore:
             # Built here, in the worker thread: converting a batch of vectors is not free.
             points = []
             for record in records:
-                pid, dense = common.check_record(record, self._dimension)
-                context = record.sparse_context or record.sparse
-                vector: dict[str, Any] = {
-                    common.DENSE_VECTOR: dense,
-                    common.SPARSE_VECTOR: qe.SparseVector(
-                        list(record.sparse.indices), list(record.sparse.values)
-                    ),
-                    common.CONTEXT_SPARSE_VECTOR: qe.SparseVector(
-                        list(context.indices), list(context.values)
-                    ),
-                }
+                pid, vector = common.point_vectors(record, self._dimension, qe.SparseVector)
                 points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
             shard.update(qe.UpdateOperation.upsert_points(points))
 

@@ -19,7 +19,6 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
-from typing import Any
 
 from qdrant_client import models
 
@@ -76,6 +75,10 @@ def _server_vector(vector: list[float] | SparseVector) -> list[float] | models.S
     return vector
 
 
+def _sparse_vector(indices: list[int], values: list[float]) -> models.SparseVector:
+    return models.SparseVector(indices=indices, values=values)
+
+
 class QdrantServerVectorStore:
     """The ``VectorStore`` in collection ``collection`` of the Qdrant server at ``url``.
 
@@ -110,17 +113,11 @@ class QdrantServerVectorStore:
         client = self._host.client()
         points = []
         for record in records:
-            pid, dense = common.check_record(record, self._dimension)
-            context = record.sparse_context or record.sparse
-            vector: dict[str, Any] = {
-                common.DENSE_VECTOR: dense,
-                common.SPARSE_VECTOR: models.SparseVector(
-                    indices=list(record.sparse.indices), values=list(record.sparse.values)
-                ),
-                common.CONTEXT_SPARSE_VECTOR: models.SparseVector(
-                    indices=list(context.indices), values=list(context.values)
-                ),
-            }
+            pid, vector = common.point_vectors(
+                record,
+                self._dimension,
+                lambda indices, values: models.SparseVector(indices=indices, values=values),
+            )
             points.append(
                 models.PointStruct(id=pid, vector=vector, payload=common.memory_to_payload(record.memory))
             )
