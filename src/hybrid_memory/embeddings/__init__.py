@@ -1,9 +1,10 @@
 """Text to vectors: the :class:`Embedder` protocol, its providers, and chunking.
 
 ``build_embedder(settings.embedding)`` picks the provider; nothing loads or
-connects until the embedder is first used (or warmed up). The OpenAI provider,
-and with it the ``openai`` SDK (a third of a second to import), is imported only
-when it is configured or named.
+connects until the embedder is first used (or warmed up). Each provider is
+imported only when it is built or named: the ``openai`` SDK takes a third of a
+second to import, fastembed's numpy and tokenizers a tenth, and the MCP handshake
+needs neither.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.chunking import TokenSpan, TokenSpans, approximate_token_spans, chunk_text
-from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
 from hybrid_memory.settings import PACKAGED_MODEL_DIR, EmbeddingSettings
 
 if TYPE_CHECKING:
+    from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
     from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
 
 __all__ = [
@@ -37,6 +38,10 @@ def __getattr__(name: str) -> object:
         from hybrid_memory.embeddings.openai_provider import OpenAIEmbedder
 
         return OpenAIEmbedder
+    if name == "FastEmbedEmbedder":
+        from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
+
+        return FastEmbedEmbedder
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -67,6 +72,8 @@ def build_embedder(
             timeout_s=settings.timeout_s,
             batch_size=settings.texts_per_call,
         )
+    from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
+
     return FastEmbedEmbedder(
         settings.model,
         settings.model_path,
