@@ -55,3 +55,18 @@ async def test_when_the_owner_leaves_a_joined_server_takes_over(tmp_path: Path) 
     assert before["results"][0]["text"] == message["content"]
     assert {r["id"] for r in after["results"]} >= {note["id"], before["results"][0]["id"]}
     assert {r["id"] for r in seen["results"]} == {r["id"] for r in after["results"]}
+
+
+async def test_a_stdio_server_exits_when_its_client_closes_stdin(tmp_path: Path) -> None:
+    params = stdio_params(tmp_path / "data")
+    initialize = (
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    )
+    with anyio.fail_after(60):
+        done = await anyio.run_process(
+            [params.command, *params.args], input=initialize.encode(), env=params.env, check=False
+        )
+    assert done.returncode == 0, done.stderr.decode()[-500:]
+    assert b'"id":1' in done.stdout

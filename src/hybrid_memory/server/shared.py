@@ -76,8 +76,13 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
         async def connect() -> anyio.abc.ByteStream:
             return await _join_or_host(tg, server, data_dir)
 
-        await Relay(client_in, client_out).run(connect)
-        tg.cancel_scope.cancel()
+        try:
+            await Relay(client_in, client_out).run(connect)
+        finally:
+            tg.cancel_scope.cancel()
+            # The SDK's stdio transport ends only once its write stream is closed: without this
+            # the process would outlive its client's EOF.
+            await client_out.aclose()
 
 
 async def _join_or_host(
