@@ -68,7 +68,6 @@ async def serving_app(settings: Settings, embedder: Embedder | None = None) -> A
     stopping = anyio.Event()
 
     async def open_and_hold() -> None:
-        app.request_open()
         try:
             async with _open_service(settings, embedder) as service:
                 app.attach(service)
@@ -89,7 +88,6 @@ async def serving_app(settings: Settings, embedder: Embedder | None = None) -> A
             yield app
         finally:
             # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
-            app.request_open()
             stopping.set()
 
 

@@ -16,10 +16,9 @@ if TYPE_CHECKING:
 class AppContext:
     """What every tool receives through ``ctx.request_context.lifespan_context``.
 
-    The server answers the handshake before its stores are open: they open once the
-    client has said ``initialized`` (or a request needs them, :meth:`request_open`),
-    the service is attached when they are, and every request that uses it waits for
-    that first (:meth:`ready`; the protocol middleware calls both).
+    The server answers the handshake before its stores are open: they open in the
+    background from the start, the service is attached when they are, and every request
+    that uses it waits for that first (:meth:`ready`; the protocol middleware calls it).
     """
 
     def __init__(self, scope: Scope, *, project_from_roots: bool = False) -> None:
@@ -30,21 +29,12 @@ class AppContext:
         self._service: MemoryService | None = None
         self._failure: BaseException | None = None
         self._settled = anyio.Event()
-        self._open_requested = anyio.Event()
 
     @property
     def service(self) -> MemoryService:
         if self._service is None:
             raise RuntimeError("the memory service is not open yet; await AppContext.ready() first")
         return self._service
-
-    def request_open(self) -> None:
-        """Start opening the stores, if that has not started yet."""
-        self._open_requested.set()
-
-    async def open_requested(self) -> None:
-        """Return once someone asked for the stores."""
-        await self._open_requested.wait()
 
     def attach(self, service: MemoryService) -> None:
         """The stores are open: requests may use ``service`` from now on."""
@@ -57,8 +47,7 @@ class AppContext:
         self._settled.set()
 
     async def ready(self) -> None:
-        """Open the stores if needed; return once the service is attached; raise what kept it from opening."""
-        self.request_open()
+        """Return once the service is attached; raise what kept the stores from opening."""
         await self._settled.wait()
         if self._failure is not None:
             raise self._failure
