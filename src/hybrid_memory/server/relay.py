@@ -27,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest single message relayed (a remember_thread of a whole long session)."""
+DRAIN_S = 30.0
+"""How long a relay whose client closed its side still waits for the answers in flight."""
 _REPLAY_ID_PREFIX = "hybrid-memory-rejoin-"
 _DISCONNECTED = (
     anyio.EndOfStream,
@@ -51,6 +53,8 @@ class Relay:
         """Client requests sent to a host and not answered yet, in the order sent."""
         self._replays = 0
         self._client_gone = False
+        self._answered = anyio.Event()
+        """Set once the client has left and every request it sent is answered."""
 
     async def run(self, connect: Callable[[], Awaitable[anyio.abc.ByteStream]]) -> None:
         """Relay until the client closes its side."""
@@ -88,6 +92,11 @@ class Relay:
                         break  # kept in pending when it was a request: re-sent to the next host
                 else:
                     self._client_gone = True
+                    # A client may send its last request and close its side at once (a script
+                    # piping requests in): its answers still go out, within a bound.
+                    if self._pending:
+                        with anyio.move_on_after(DRAIN_S):
+                            await self._answered.wait()
                 tg.cancel_scope.cancel()
 
             async def from_host() -> None:
@@ -98,12 +107,22 @@ class Relay:
                     except _DISCONNECTED:
                         break
                     message = self._note_incoming(line)
-                    if message is not None:
-                        await self._client_out.send(SessionMessage(message))
+                    if message is None:
+                        continue
+                    await self._client_out.send(SessionMessage(message))
+                    self._forget_answered(message)
                 tg.cancel_scope.cancel()
 
             tg.start_soon(from_client)
             tg.start_soon(from_host)
+
+    def _forget_answered(self, message: types.JSONRPCMessage) -> None:
+        # Only once handed to the client's stream: the stdio writer writes everything it
+        # was handed before the process exits, so a drained relay has lost no answer.
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
+            self._pending.pop(message.id, None)
+            if self._client_gone and not self._pending:
+                self._answered.set()
 
     def _note_outgoing(self, message: types.JSONRPCMessage) -> bytes:
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
@@ -118,11 +137,9 @@ class Relay:
     def _note_incoming(self, line: bytes) -> types.JSONRPCMessage | None:
         """The host's message for the client; None for the answer to a replayed handshake."""
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
-            if isinstance(message.id, str) and message.id.startswith(_REPLAY_ID_PREFIX):
-                return None
-            self._pending.pop(message.id, None)
-        return message
+        answer_id = message.id if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) else None
+        replayed = isinstance(answer_id, str) and answer_id.startswith(_REPLAY_ID_PREFIX)
+        return None if replayed else message
 
 
 def _line(message: dict[str, Any]) -> bytes:
