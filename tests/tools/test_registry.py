@@ -9,8 +9,8 @@ from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import RecallResult
 from hybrid_memory.server import AppContext, build_server
 from hybrid_memory.settings import Settings
-from hybrid_memory.tools import TOOLS, build_tools
 from hybrid_memory.tools._common import ERRORS_MAPPED
+from hybrid_memory.tools.registry import TOOLS, build_tools
 
 CORE = ["recall_memory", "read_memory", "remember_thread", "create_note", "create_link", "get_linked_notes"]
 

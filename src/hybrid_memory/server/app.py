@@ -17,7 +17,6 @@ from hybrid_memory import __version__
 from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
 from hybrid_memory.settings import Settings
-from hybrid_memory.tools import ToolSet, build_tools, knowledge
 from hybrid_memory.tools._guard import guard_tool_calls, refuse_unknown_arguments
 from hybrid_memory.tools.context import AppContext
 from hybrid_memory.tools.prompts import register_prompts
@@ -27,8 +26,12 @@ from hybrid_memory.tools.resources import register_resources
 if TYPE_CHECKING:
     from hybrid_memory.embeddings.base import Embedder
     from hybrid_memory.service import MemoryService
+    from hybrid_memory.tools.registry import ToolSet
 
 logger = logging.getLogger(__name__)
+
+OPEN_WITHIN_S = 1.0
+"""The stores open once the handshake is over, or this long after start at the latest."""
 
 INSTRUCTIONS = """\
 Long-term memory across conversations. Call recall_memory before answering anything that may depend
@@ -58,29 +61,35 @@ async def open_app(
 async def serving_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
     """The server's lifespan: yields at once, so the handshake never waits on the stores.
 
-    They open in the background from the start, beside the handshake rather than before
-    it; requests that need them wait until they are open (the protocol middleware
-    awaits :meth:`AppContext.ready`). A store that cannot open (locked by another
-    process, a server that does not answer) stops the server at once with that error,
-    whether or not a client has connected (HTTP has no one handshake to wait for).
+    They open in the background once the handshake is over (the client's first message
+    after ``initialize``), or :data:`OPEN_WITHIN_S` after start when no client speaks (an
+    HTTP server waiting for its first request), so the handshake does not share the
+    process with the imports and the opening; requests that need the stores wait until
+    they are open (the protocol middleware awaits :meth:`AppContext.ready`). A store
+    that cannot open (locked by another process, a path taken by a file) stops the
+    server with that error, whether or not a client has connected.
     """
     app = _new_app(settings)
     stopping = anyio.Event()
 
     async def open_and_hold() -> None:
-        try:
-            async with _open_service(settings, embedder) as service:
-                app.attach(service)
-                logger.info(
-                    "memory open; vectors: %s, graph: %s, data dir: %s",
-                    settings.resolved_vector_backend,
-                    settings.resolved_graph_backend,
-                    settings.data_dir,
-                )
-                await stopping.wait()
-        except BaseException as exc:
-            app.fail(exc)
-            raise
+        # Shielded: a client that leaves at once still sees the stores open (or fail loudly)
+        # and close; the lifespan's end calls want() and sets stopping, so this ends.
+        with anyio.CancelScope(shield=True):
+            await app.wanted(OPEN_WITHIN_S)
+            try:
+                async with _open_service(settings, embedder) as service:
+                    app.attach(service)
+                    logger.info(
+                        "memory open; vectors: %s, graph: %s, data dir: %s",
+                        settings.resolved_vector_backend,
+                        settings.resolved_graph_backend,
+                        settings.data_dir,
+                    )
+                    await stopping.wait()
+            except BaseException as exc:
+                app.fail(exc)
+                raise
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(open_and_hold)
@@ -88,6 +97,7 @@ async def serving_app(settings: Settings, embedder: Embedder | None = None) -> A
             yield app
         finally:
             # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
+            app.want()
             stopping.set()
 
 
@@ -164,6 +174,8 @@ class _MemoryServer(MCPServer[AppContext]):
     def _ensure_tools(self) -> None:
         if not self._tools_built:
             self._tools_built = True
+            from hybrid_memory.tools.registry import build_tools  # every tool: after the handshake
+
             # The SDK takes finished tools only in its constructor; their lean schemas are set there.
             self._tool_manager = ToolManager(tools=build_tools(self._tool_set))
 
@@ -223,5 +235,4 @@ def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPSer
     register_resources(server, running)
     register_prompts(server)
     install_protocol_features(server)
-    knowledge.register_prompts(server)
     return server

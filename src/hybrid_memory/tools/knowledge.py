@@ -4,9 +4,9 @@ No ``from __future__ import annotations``: the SDK reads the sampling resolvers'
 ``Annotated[..., Resolve(...)]`` annotations as objects.
 """
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer, Resolve, Sample
+from mcp.server.mcpserver import Resolve, Sample
 from mcp_types import (
     CreateMessageRequestParams,
     CreateMessageResult,
@@ -108,13 +108,3 @@ async def consolidate_notes(
     """Merge near-duplicate notes, supersede changed ones; a dry run unless apply=true."""
     service = app(ctx).service
     return await service.knowledge.consolidate(scope, service, apply=apply)
-
-
-async def distill_thread_prompt(thread_id: str, ctx: AppCtx) -> str:
-    """Hand the agent a thread's messages and ask it to store them as linked, cited notes."""
-    return await app(ctx).service.knowledge.distill_prompt(app(ctx).scope, thread_id)
-
-
-def register_prompts(server: MCPServer[Any]) -> None:
-    """The prompt form of distillation, for clients without sampling."""
-    server.prompt(name="distill_thread", title="Distill a thread into notes")(distill_thread_prompt)

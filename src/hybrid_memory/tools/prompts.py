@@ -1,4 +1,4 @@
-"""Prompts a client can offer its user: memory context for what the conversation is about."""
+"""Prompts a client can offer its user: memory context, and distillation for clients without sampling."""
 
 from __future__ import annotations
 
@@ -28,5 +28,12 @@ async def memory_context(query: str, ctx: AppCtx, thread_id: str | None = None) 
     )
 
 
+async def distill_thread_prompt(thread_id: str, ctx: AppCtx) -> str:
+    """Hand the agent a thread's messages and ask it to store them as linked, cited notes."""
+    return await app(ctx).service.knowledge.distill_prompt(app(ctx).scope, thread_id)
+
+
 def register_prompts(server: MCPServer[Any]) -> None:
     server.prompt(title="Memory context")(memory_context)
+    # The prompt form of distillation, for clients without sampling.
+    server.prompt(name="distill_thread", title="Distill a thread into notes")(distill_thread_prompt)
