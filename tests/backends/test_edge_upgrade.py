@@ -8,6 +8,7 @@ import anyio
 import pytest
 import qdrant_edge as qe
 
+from hybrid_memory.backends._edge_host import _edge_config
 from hybrid_memory.backends.qdrant_edge import SHARD_DIR, EdgeVectorStore
 from hybrid_memory.errors import ConflictError
 
@@ -30,3 +31,20 @@ def test_store_without_the_context_vector_is_refused_with_what_to_do(tmp_path: P
     assert sorted(p.relative_to(tmp_path) for p in (tmp_path / SHARD_DIR).rglob("*")) == before
     # the directory lock was released: the old version could open it again
     qe.EdgeShard.load(str(tmp_path / SHARD_DIR), old).close()
+
+
+def test_store_made_before_an_index_existed_gains_it_on_open(tmp_path: Path) -> None:
+    # Every read filters on expires_at (liveness); unindexed, a 10k-store search spent 10 ms on it.
+    qe.EdgeShard.create(str(tmp_path / SHARD_DIR), _edge_config(4)).close()
+
+    async def open_and_close() -> None:
+        store = EdgeVectorStore(tmp_path)
+        await store.open(dimension=4, model="m")
+        await store.close()
+
+    anyio.run(open_and_close)
+    shard = qe.EdgeShard.load(str(tmp_path / SHARD_DIR), _edge_config(4))
+    try:
+        assert {"created_at", "expires_at"} <= set(shard.info().payload_schema)
+    finally:
+        shard.close()

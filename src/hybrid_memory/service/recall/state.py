@@ -66,7 +66,7 @@ class RecallState:
     ranked: list[ranking.Ranked] = field(default_factory=list)
     successors: dict[str, str] = field(default_factory=dict)
     matches: dict[str, float] = field(default_factory=dict)
-    """Candidate id -> ``ranking.match_strength`` of its own channel scores."""
+    """Shown hit id -> ``ranking.match_strength`` of its own channel scores."""
     """Closed note id -> the note that superseded or contradicted it."""
 
     @property
@@ -145,13 +145,14 @@ def rank(state: RecallState, config: RecallConfig) -> None:
     """Admissible candidates with their memory, mixed with recency and importance, one per message."""
     memories = state.memories
     calibrations = config.calibrations()
-    state.matches = {f.id: ranking.match_strength(f.scores, calibrations) for f in state.fused}
+    floor = state.options.min_score
     candidates = [
         f
         for f in state.fused
         if f.id in memories
         and admissible(memories[f.id], state.now, state.options)
-        and state.matches[f.id] >= state.options.min_score
+        # A match is never below 0: under no floor, only the hits shown need theirs (below).
+        and (floor <= 0 or ranking.match_strength(f.scores, calibrations) >= floor)
     ]
     ranked = ranking.final_scores(
         candidates,
@@ -164,6 +165,8 @@ def rank(state: RecallState, config: RecallConfig) -> None:
     if closed:
         ranked = ranking.history_last(ranked, closed)
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
+    shown = state.ranked[: state.options.limit]
+    state.matches = {r.id: ranking.match_strength(r.scores, calibrations) for r in shown}
 
 
 CONTEXT_CHARS = 240
