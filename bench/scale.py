@@ -1,7 +1,7 @@
 """Recall latency, memory, disk and reopen time as the store grows, in-process, embedded stores.
 
     python bench/scale.py [--sizes 1000 10000 100000] [--documents model|hash] [--queries 200]
-                          [--out bench/results/scale.json]
+                          [--stdio] [--out bench/results/scale.json]
 
 The corpus is the synthetic chat of ``bench/latency.py`` (threads of 20 turns, seeded),
 stored through ``remember_thread``. Queries are always embedded by the real model, so
@@ -24,7 +24,11 @@ thread does when the store is idle):
 - RSS now and peak (VmRSS, VmHWM of this process);
 - disk: apparent size and allocated blocks of the data directory (the store's
   files are sparse and preallocated);
-- reopen: close both stores, open them again, first recall (model already loaded).
+- reopen: close both stores, open them again, first recall (model already loaded);
+- with ``--stdio``: while the stores are closed, ``hybrid-memory serve`` over stdio on
+  the same data dir, driven by the real MCP client: spawn → initialized, spawn → first
+  recall answered (the model loads in that process), then recall p50 / p95 of the same
+  queries as ``recall_memory`` calls (the default limit of 10).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from typing import Any
 
 import anyio
 import numpy as np
+from mcp import Client, StdioServerParameters
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
@@ -157,7 +162,31 @@ async def grow(
     }
 
 
-async def bench(sizes: Sequence[int], documents: str, n_queries: int) -> dict[str, Any]:
+async def stdio_recall(data: Path, queries: Sequence[str]) -> dict[str, Any]:
+    """Recall through ``hybrid-memory serve`` over stdio on ``data``: start-up, then per-call latency."""
+    env = {**os.environ, "HYBRID_MEMORY_DATA_DIR": str(data), "HYBRID_MEMORY_PROJECT": SCOPE.project}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "hybrid_memory", "serve"], env=env)
+    started = perf_counter()
+    async with Client(params) as client:
+        initialized_s = perf_counter() - started
+        await client.call_tool("recall_memory", {"query": queries[0]})
+        first_s = perf_counter() - started
+        latencies = []
+        for query in queries:
+            began = perf_counter()
+            result = await client.call_tool("recall_memory", {"query": query})
+            latencies.append((perf_counter() - began) * 1000)
+            assert not result.is_error, result
+    latencies.sort()
+    return {
+        "spawn_to_initialized_s": initialized_s,
+        "spawn_to_first_recall_s": first_s,
+        "median_ms": latencies[len(latencies) // 2],
+        "p95_ms": latencies[int(len(latencies) * 0.95)],
+    }
+
+
+async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: bool = False) -> dict[str, Any]:
     rng = random.Random(SEED)
     queries = [_fill(rng.choice(QUERIES), rng) for _ in range(n_queries)]
     stages: list[dict[str, Any]] = []
@@ -182,6 +211,7 @@ async def bench(sizes: Sequence[int], documents: str, n_queries: int) -> dict[st
                 recall = await measure_recall(service, stores.vectors, real, SCOPE, queries)
                 memories = await stores.vectors.count(MemoryFilter(scope=SCOPE))
                 await stores.close()
+                over_stdio = await stdio_recall(data, queries) if stdio else None
                 started = perf_counter()
                 service = await stores.open()
                 await service.recall(SCOPE, queries[0], RecallOptions(limit=10))
@@ -192,6 +222,7 @@ async def bench(sizes: Sequence[int], documents: str, n_queries: int) -> dict[st
                     "optimize_s": optimize_s,
                     "recall": recall,
                     "reopen_to_first_recall_s": reopen_s,
+                    "stdio": over_stdio,
                     "rss_mb": proc_status(),
                     "disk": disk(data),
                 }
@@ -225,6 +256,14 @@ def print_stage(stage: dict[str, Any], file: Any = sys.stdout) -> None:
         f"optimize {stage['optimize_s']:.1f} s | load {os.getloadavg()[0]:.1f}",
         file=file,
     )
+    if stage.get("stdio"):
+        o = stage["stdio"]
+        print(
+            f"{stage['memories']:>7} memories over stdio | recall p50 {o['median_ms']:.1f} ms "
+            f"(p95 {o['p95_ms']:.1f}) | spawn -> initialized {o['spawn_to_initialized_s']:.2f} s, "
+            f"-> first recall {o['spawn_to_first_recall_s']:.2f} s | load {os.getloadavg()[0]:.1f}",
+            file=file,
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -234,9 +273,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--documents", choices=("model", "hash"), default="model")
     parser.add_argument("--queries", type=int, default=200, help="recall queries per stage")
+    parser.add_argument("--stdio", action="store_true", help="also recall through the server over stdio")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "scale.json")
     args = parser.parse_args(argv)
-    report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries)
+    report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries, args.stdio)
     for stage in report["stages"]:
         print_stage(stage)
     args.out.parent.mkdir(parents=True, exist_ok=True)
