@@ -1,4 +1,4 @@
-"""EdgeHost on a real shard: a free shard answers at once, a busy one is waited for, then given up on."""
+"""EdgeHost on a real shard: a call waits for a busy shard, and past its timeout says why it gave up."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
-import anyio.lowlevel
 import pytest
 
 from hybrid_memory.backends.qdrant_edge import EdgeVectorStore

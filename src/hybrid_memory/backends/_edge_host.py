@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TypeVar
 
 import anyio
-import anyio.lowlevel
 import anyio.to_thread
 import qdrant_edge as qe
 
@@ -187,10 +186,6 @@ class EdgeHost:
                 f"The memory store at {self._path} is busy (building its search index) and did not "
                 f"answer within {wait_s:g}s; try again shortly."
             )
-        return self._holding(fn)
-
-    def _holding(self, fn: Callable[[qe.EdgeShard], T]) -> T:
-        """``fn`` on the shard, with :attr:`_lock` acquired by the caller; releases it."""
         try:
             if self._shard is None:
                 raise BackendError(f"The memory store at {self._path} is closed.")
@@ -206,14 +201,6 @@ class EdgeHost:
     async def run(self, fn: Callable[[qe.EdgeShard], T]) -> T:
         if self._shard is None:
             raise RuntimeError("the memory store is not open; call open() first")
-        # Edge holds the GIL for a whole call, so the event loop stands still during one whichever
-        # thread makes it: a free shard is called right here, saving two thread hops (7% of the
-        # server's CPU a call under eight clients). Only a shard busy with a long call (an index
-        # build) is waited for in a worker thread. The checkpoint keeps a loop of calls (an
-        # export's pages) yielding to other requests, and cancellable, as the hop did.
-        await anyio.lowlevel.checkpoint()
-        if self._lock.acquire(blocking=False):
-            return self._holding(fn)
         return await anyio.to_thread.run_sync(partial(self._locked, fn, wait_s=self._timeout_s))
 
     # --- background optimize ----------------------------------------------------------------------
