@@ -74,10 +74,17 @@ def server_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def client_cpu_s() -> float:
+    """CPU seconds of this process (the clients), which share the machine's cores with the server."""
+    times = os.times()
+    return times.user + times.system
+
+
 async def phase(url: str, pid: int, clients: int, calls: int, offset: int) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[int] = []
-    cpu_before = server_cpu_s(pid)
+    print(f"phase start: {clients} client(s)", file=sys.stderr, flush=True)  # for profilers to attach
+    cpu_before, client_before = server_cpu_s(pid), client_cpu_s()
     started = perf_counter()
 
     async def one(i: int) -> None:
@@ -87,6 +94,7 @@ async def phase(url: str, pid: int, clients: int, calls: int, offset: int) -> di
         for i in range(clients):
             tg.start_soon(one, i)
     wall = perf_counter() - started
+    print(f"phase end: {clients} client(s)", file=sys.stderr, flush=True)
     latencies.sort()
     return {
         "clients": clients,
@@ -97,6 +105,8 @@ async def phase(url: str, pid: int, clients: int, calls: int, offset: int) -> di
         "p50_ms": round(1000 * percentile(latencies, 50), 1),
         "p99_ms": round(1000 * percentile(latencies, 99), 1),
         "server_cpu_s": round(server_cpu_s(pid) - cpu_before, 1),
+        "server_cpu_ms_per_call": round(1000 * (server_cpu_s(pid) - cpu_before) / (clients * calls), 1),
+        "client_cpu_s": round(client_cpu_s() - client_before, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 

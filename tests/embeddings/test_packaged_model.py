@@ -16,11 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from hybrid_memory.backends import open_vector_store
 from hybrid_memory.embeddings import FastEmbedEmbedder, build_embedder
+from hybrid_memory.embeddings.chunking import approximate_token_spans
 from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, PACKAGED_MODEL_DIR, EmbeddingSettings
+from hybrid_memory.tools.budget import most_tokens
 from tests.conftest import REPO, make_settings
 
 FP32_DIR = Path(
@@ -146,3 +151,16 @@ async def test_the_packaged_model_gives_a_text_the_same_vector_whatever_it_is_em
 
     assert EmbeddingSettings().texts_per_call == 1
     assert together == alone
+
+
+# Any text, and texts of the scripts that NFD, lower-casing and CJK splitting touch most.
+_TEXTS = st.text() | st.text(alphabet=st.sampled_from("İıﬁßǅ가각ÅéœŒ中文字 ,.\u0301\u0308\u200b\U0001f600"))
+_PACKAGED = build_embedder(EmbeddingSettings(model_path=PACKAGED_MODEL_DIR))  # its tokenizer only: no load
+
+
+@given(text=_TEXTS)
+@hypothesis_settings(max_examples=300, deadline=None)
+def test_no_text_has_more_model_tokens_than_utf8_bytes(text: str) -> None:
+    # The answer budget skips tokenizing whatever fits by this bound (tools.budget.most_tokens).
+    assert _PACKAGED.count_tokens(text) <= most_tokens(text)
+    assert len(approximate_token_spans(text)) <= most_tokens(text)

@@ -19,6 +19,7 @@ from hybrid_memory.models import (
     ThreadList,
 )
 from hybrid_memory.tools import render
+from hybrid_memory.tools._present import present
 from hybrid_memory.tools.budget import bound, cut, water_level
 
 DAY = datetime(2024, 5, 1, 9, 30, tzinfo=UTC)
@@ -143,3 +144,34 @@ def test_items_past_the_budget_are_left_out_and_the_next_page_starts_after_the_k
     assert isinstance(bounded, ThreadList)
     assert len(bounded.threads) == 15  # "t0: 0 memories" and its newline: 4 tokens each
     assert bounded.next_offset == 25
+
+
+class CountingWords(Words):
+    """:class:`Words`, counting the texts it is asked to tokenize."""
+
+    def __init__(self) -> None:
+        self.texts = 0
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        self.texts += 1
+        return super().token_spans(text)
+
+
+def test_an_answer_within_its_budget_by_length_alone_is_never_tokenized() -> None:
+    result = RecallResult(
+        query="dog", results=[hit(f"m-{i}", f"Biscuit is a beagle, fact {i}.") for i in range(5)]
+    )
+    tokens = CountingWords()
+    answer = present(result, {"max_tokens": 2_000}, tokens)
+    assert tokens.texts == 0
+    assert answer.structured_content == result.model_dump(mode="json", by_alias=True)
+    assert render.render(result) in answer.content[0].text  # type: ignore[union-attr]
+
+
+def test_an_answer_longer_than_its_budget_in_bytes_is_still_cut_by_its_tokens() -> None:
+    result = RecallResult(query="dog", results=[hit(f"m-{i}", "beagle " * 40) for i in range(5)])
+    tokens = CountingWords()
+    answer = present(result, {"max_tokens": 120}, tokens)
+    assert tokens.texts > 0
+    assert Words().count_tokens(answer.content[0].text) <= 120  # type: ignore[union-attr]
+    assert len(answer.structured_content["results"]) < 5  # type: ignore[index]

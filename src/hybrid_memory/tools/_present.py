@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from hybrid_memory.tools import render
-from hybrid_memory.tools.budget import DEFAULT_TOKENS, MIN_TOKENS, Tokenizer, bound
+from hybrid_memory.tools.budget import DEFAULT_TOKENS, MIN_TOKENS, Tokenizer, bound, count_within
 from hybrid_memory.tools.context import AppCtx, app
 
 RESPONSE_TOKENS = 20_000
@@ -36,8 +36,10 @@ def present(result: BaseModel, args: Mapping[str, Any], tokens: Tokenizer) -> Ca
         bounded, omitted = bound(result, budget, tokens, args)
         text = render.render(bounded, explain=explain, omitted=omitted)
         data = bounded.model_dump(mode="json", by_alias=True)
-        used = tokens.count_tokens(text)
-        over = max(used - wanted, used + tokens.count_tokens(json.dumps(data)) - RESPONSE_TOKENS)
+        # Upper bounds where they already fit: tokenizing a whole answer twice cost more CPU than recall.
+        used = count_within(text, wanted, tokens)
+        data_tokens = count_within(json.dumps(data), RESPONSE_TOKENS - used, tokens)
+        over = max(used - wanted, used + data_tokens - RESPONSE_TOKENS)
         if over <= 0 or budget <= MIN_TOKENS // 2:
             break
         # Rendering adds a little the bounding cannot see (headers, joins): shrink by what overflowed.

@@ -46,6 +46,22 @@ class Tokenizer(Protocol):
     def token_spans(self, text: str) -> list[tuple[int, int]]: ...
 
 
+def most_tokens(text: str) -> int:
+    """An upper bound on ``text``'s tokens that needs no tokenizer: its UTF-8 length.
+
+    Every token covers at least one byte of the text (WordPiece, byte-level BPE and
+    :func:`~hybrid_memory.embeddings.chunking.approximate_token_spans` alike). Tokenizing
+    holds the GIL for the whole text, and most answers fit their budget by this bound alone.
+    """
+    return len(text.encode())
+
+
+def count_within(text: str, limit: int, tokens: Tokenizer) -> int:
+    """``text``'s tokens, or :func:`most_tokens` when that is already within ``limit``."""
+    bound = most_tokens(text)
+    return bound if bound <= limit else tokens.count_tokens(text)
+
+
 def _head_spans(text: str, max_tokens: int, tokens: Tokenizer) -> tuple[list[tuple[int, int]], int]:
     """The token spans of a head of ``text`` holding more than ``max_tokens`` tokens, or of all of it.
 
@@ -73,6 +89,8 @@ def _marker(memory_id: str, end: int, total: int) -> str:
 
 def cut(text: str, max_tokens: int, tokens: Tokenizer, memory_id: str) -> str:
     """``text`` within ``max_tokens`` tokens, its marker included; unchanged when it fits."""
+    if most_tokens(text) <= max_tokens:
+        return text
     spans, _ = _head_spans(text, max_tokens, tokens)
     if len(spans) <= max_tokens:
         return text
@@ -112,6 +130,8 @@ class Fitted:
 
 def fit(items: Sequence[T], budget: int, tokens: Tokenizer, lines: Lines) -> Fitted:
     """The items whose lines fit ``budget`` tokens: the long ones cut to a fair share, the last left out."""
+    if sum(most_tokens(lines.line(item)) + 1 for item in items) <= budget:
+        return Fitted(list(items), 0)
     # A line longer than the whole budget costs budget + 1: it is cut whatever its length.
     costs = [min(len(_head_spans(lines.line(item), budget, tokens)[0]), budget + 1) + 1 for item in items]
     field = lines.field
