@@ -24,7 +24,7 @@ import pytest
 from anyio.abc import Process
 from qdrant_client import AsyncQdrantClient
 
-from hybrid_memory.backends.base import VectorStore
+from hybrid_memory.backends.base import SearchResults, VectorStore
 from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore, VectorData
 from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
 from hybrid_memory.backends.qdrant_server import QdrantServerVectorStore
@@ -322,6 +322,26 @@ async def test_search_many_answers_each_search_as_its_single_call_does(store: Ve
         "context": await store.search_sparse(query, flt, 10, context=True),
     }
     assert [h.memory.id for h in found["context"]] == [reply.id, plain.id]
+
+
+async def test_search_many_sees_every_write_made_before_it(store: VectorStore) -> None:
+    # Stores may keep what they read (Edge keeps decoded memories): a write must never leave the old copy.
+    memory = make_memory("The ferry leaves at nine.")
+    await store.upsert([make_record(memory)])
+    searches = Searches(dense=[1, 0, 0, 0], keyword=BM25.encode_query("ferry"))
+
+    def texts(found: SearchResults) -> list[tuple[str, str, bool]]:
+        return [(h.memory.id, h.memory.text, h.memory.pinned) for h in found["dense"] + found["keyword"]]
+
+    canonical = memory.id
+    assert texts(await store.search_many(scoped(), 10, searches)) == [(canonical, memory.text, False)] * 2
+    changed = memory.model_copy(update={"text": "The ferry leaves at ten."})
+    await store.upsert([make_record(changed)])
+    assert texts(await store.search_many(scoped(), 10, searches)) == [(canonical, changed.text, False)] * 2
+    assert await store.set_payload(ALPHA, memory.id, {"pinned": True}) is True
+    assert texts(await store.search_many(scoped(), 10, searches)) == [(canonical, changed.text, True)] * 2
+    assert await store.delete(ALPHA, [memory.id]) == 1
+    assert await store.search_many(scoped(), 10, searches) == {"dense": [], "keyword": []}
 
 
 async def test_search_many_runs_only_the_searches_given(store: VectorStore) -> None:

@@ -253,7 +253,13 @@ def hits_by_id(
 
     A hit whose record is missing (deleted between the search and the read) is left out.
     """
-    memories = {str(r.id): payload_to_memory(r.id, r.payload) for r in records}
+    return hits_from(names, ranked, {str(r.id): payload_to_memory(r.id, r.payload) for r in records})
+
+
+def hits_from(
+    names: Sequence[str], ranked: Sequence[Sequence[tuple[str, float]]], memories: Mapping[str, Memory]
+) -> dict[str, list[VectorHit]]:
+    """Each named search's (id, score) ranking as hits over ``memories`` by id; ids not there are left out."""
     return {
         name: [VectorHit(memory=memories[pid], score=score) for pid, score in found if pid in memories]
         for name, found in zip(names, ranked, strict=True)

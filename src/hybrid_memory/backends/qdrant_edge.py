@@ -38,10 +38,14 @@ import qdrant_edge as qe
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._edge_host import SHARD_DIR as SHARD_DIR
 from hybrid_memory.backends._edge_host import EdgeHost
+from hybrid_memory.backends._memory_cache import MemoryCache
 from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
+
+_Ranked = list[list[tuple[str, float]]]
+"""Each search's (point id, score) list, best first."""
 
 
 def edge_filter(flt: MemoryFilter) -> qe.Filter:
@@ -87,6 +91,7 @@ class EdgeVectorStore:
     def __init__(self, path: Path, *, timeout_s: float = 10.0) -> None:
         self._host = EdgeHost(Path(path), timeout_s=timeout_s)
         self._dimension = 0
+        self._cache = MemoryCache()
 
     async def open(self, *, dimension: int, model: str) -> None:
         """Open or create the store; take the directory lock; start the background optimizer.
@@ -100,6 +105,7 @@ class EdgeVectorStore:
     async def close(self) -> None:
         """Stop the optimizer (waiting out a running index build), optimize what is pending, unlock."""
         await self._host.close()
+        self._cache.clear()
 
     async def optimize(self) -> bool:
         """Build the indexes that are due now (the store waits meanwhile); True when anything changed."""
@@ -113,6 +119,7 @@ class EdgeVectorStore:
             return
 
         def write(shard: qe.EdgeShard) -> None:
+            self._cache.forget(common.point_ids([record.memory.id for record in records]))
             # Built here, in the worker thread: converting a batch of vectors is not free.
             points = []
             for record in records:
@@ -131,6 +138,7 @@ class EdgeVectorStore:
         flt = edge_filter(MemoryFilter(scope=scope, ids=[pid]))
 
         def write(shard: qe.EdgeShard) -> bool:
+            self._cache.forget([pid])
             found, _ = shard.scroll(
                 qe.ScrollRequest(limit=1, filter=flt, with_payload=True, with_vector=False)
             )
@@ -152,6 +160,7 @@ class EdgeVectorStore:
         flt = edge_filter(MemoryFilter(scope=scope, ids=list(ids)))
 
         def write(shard: qe.EdgeShard) -> int:
+            self._cache.forget(common.point_ids(ids))
             existing = shard.count(qe.CountRequest(exact=True, filter=flt))
             if existing:
                 shard.update(qe.UpdateOperation.delete_points_by_filter(flt))
@@ -201,8 +210,9 @@ class EdgeVectorStore:
     async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
         """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass.
 
-        The searches return ids only; each distinct hit's payload is then read once
-        (``retrieve``, same lock): the searches overlap, and payloads cost more than scores.
+        The searches return ids only; each distinct hit's memory is then taken from the
+        cache or, when not there, its payload read once (``retrieve``, same lock): the
+        searches overlap, and payloads cost more than scores.
         """
         planned, results = common.plan_searches(self._dimension, limit, searches)
         if not planned:
@@ -220,14 +230,19 @@ class EdgeVectorStore:
             ]
         )
 
-        def read(shard: qe.EdgeShard) -> tuple[list[list[tuple[str, float]]], list[qe.Record]]:
+        def read(shard: qe.EdgeShard) -> tuple[_Ranked, dict[str, Memory], list[qe.Record], int]:
             ranked = [[(str(point.id), point.score) for point in found] for found in shard.query_batch(batch)]
-            distinct: list[qe.PointId] = list(dict.fromkeys(pid for found in ranked for pid, _ in found))
-            return ranked, shard.retrieve(distinct, with_payload=True, with_vector=False)
+            distinct = list(dict.fromkeys(pid for found in ranked for pid, _ in found))
+            cached, generation = self._cache.lookup(distinct)
+            missing: list[qe.PointId] = [pid for pid in distinct if pid not in cached]
+            records = shard.retrieve(missing, with_payload=True, with_vector=False) if missing else []
+            return ranked, cached, records, generation
 
         # Payloads become Memory objects after the store is released: the next reader need not wait.
-        ranked, records = await self._host.run(read)
-        return {**results, **common.hits_by_id([p.name for p in planned], ranked, records)}
+        ranked, cached, records, generation = await self._host.run(read)
+        fresh = {str(r.id): common.payload_to_memory(r.id, r.payload) for r in records}
+        self._cache.fill(fresh.values(), generation)
+        return {**results, **common.hits_from([p.name for p in planned], ranked, {**cached, **fresh})}
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
