@@ -7,6 +7,8 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import pytest
+
 from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore
 from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.service.indexer import CONTEXT_WEIGHT, Indexer
@@ -53,7 +55,7 @@ async def test_a_reply_is_embedded_with_the_turn_before_it_and_each_text_once() 
     own, tail = await embedder.embed_documents([reply.text, question.text])
     total = [a + CONTEXT_WEIGHT * b for a, b in zip(own, tail, strict=True)]
     norm = math.sqrt(sum(x * x for x in total))
-    assert records[1].dense == [x / norm for x in total]
+    assert records[1].dense == pytest.approx([x / norm for x in total])
     assert records[0].dense == tail
     assert records[0].sparse_context is None
     assert records[1].sparse_context is not None
@@ -75,3 +77,20 @@ async def test_a_reply_whose_question_is_stored_embeds_the_question_tail() -> No
     assert own == "the ridge one"
     assert long_question.endswith(tail)
     assert len(tail) < len(long_question)
+
+
+async def test_the_next_batch_of_a_thread_does_not_embed_the_last_turn_again() -> None:
+    embedder = CountingEmbedder()
+    vectors = InMemoryVectorStore()
+    await vectors.open(dimension=embedder.dimension, model=embedder.model_name)
+    indexer = Indexer(vectors=vectors, embedder=embedder)
+    question = message(str(uuid.uuid4()), "which trail did Maya recommend?")
+    await indexer.store([question])
+
+    [record] = await indexer.records(
+        [message(str(uuid.uuid4()), "the ridge one", prev_id=question.id)],
+        known={question.id: question.text},
+    )
+
+    assert embedder.embedded == [question.text, "the ridge one"]
+    assert record.sparse_context is not None

@@ -244,6 +244,10 @@ class FastEmbedEmbedder:
                 self._fastembed_name,
                 cache_dir=str(self._cache_dir) if self._cache_dir is not None else None,
                 threads=self._threads,
+                # Without its arena onnxruntime frees a call's buffers when the call ends: the
+                # arena kept the largest it ever needed (130 MB after eight 256-token texts),
+                # and embedding measured no slower without it (118 texts/CPU-s either way).
+                enable_cpu_mem_arena=False,
                 **kwargs,
             )
         except Exception as exc:  # onnxruntime raises its own, unexported, error types

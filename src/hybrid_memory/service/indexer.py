@@ -48,7 +48,7 @@ def with_context(tail: str, text: str) -> str:
 def mix(own: Sequence[float], tail: Sequence[float]) -> list[float]:
     """A message's dense vector: its own vector plus the weighted tail's, unit length."""
     total = [a + CONTEXT_WEIGHT * b for a, b in zip(own, tail, strict=True)]
-    norm = math.sqrt(sum(x * x for x in total)) or 1.0
+    norm = math.hypot(*total) or 1.0
     return [x / norm for x in total]
 
 
@@ -72,6 +72,9 @@ class Indexer:
         self._embedder = embedder
         self.sparse = sparse or Bm25Encoder()
         self.usage = usage or Usage()
+        # The vector of the last call's last text: a thread remembered in batches embeds a
+        # batch's last message, the next batch's first context, only once.
+        self._recent: dict[str, list[float]] = {}
 
     async def tails(
         self, memories: Sequence[Memory], known: Mapping[str, str] | None = None
@@ -108,8 +111,12 @@ class Indexer:
         to_embed = [m for m, d in zip(memories, given, strict=True) if d is None]
         # Each distinct text once: a tail is mostly the previous turn's whole text.
         wanted = [m.text for m in to_embed] + [tails[m.id] for m in to_embed if m.id in tails]
-        unique = list(dict.fromkeys(wanted))
-        made = dict(zip(unique, await self._embedder.embed_documents(unique), strict=True)) if unique else {}
+        made = {text: self._recent[text] for text in wanted if text in self._recent}
+        unique = [text for text in dict.fromkeys(wanted) if text not in made]
+        if unique:
+            made.update(zip(unique, await self._embedder.embed_documents(unique), strict=True))
+        last = memories[-1].text if memories else ""
+        self._recent = {last: made[last]} if last in made else {}
         fresh = {
             m.id: mix(made[m.text], made[tails[m.id]]) if m.id in tails else made[m.text] for m in to_embed
         }
