@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import logging
 import os
 import threading
@@ -35,6 +37,24 @@ OPTIMIZE_AFTER_POINTS = 1000
 OPTIMIZE_IDLE_S = 2.0
 CHECKPOINT_EVERY_S = 30.0
 """Edge's full flush runs when the store is idle, and at least this often under steady writes."""
+
+
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    except OSError:
+        return None
+    return getattr(libc, "malloc_trim", None)  # glibc's; other C libraries have none
+
+
+_MALLOC_TRIM = _find_malloc_trim()
+
+
+def _release_freed_memory() -> None:
+    """Give the heap pages an index build freed back to the system: glibc keeps them otherwise
+    (25-40 MB after building a 10k store's index)."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 def _edge_config(dimension: int) -> qe.EdgeConfig:
@@ -257,6 +277,7 @@ class EdgeHost:
             with self._wake:  # points written meanwhile stay pending; a failure waits for new ones
                 self._pending = max(0, self._pending - pending)
         if changed:
+            _release_freed_memory()
             logger.info("optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started)
         return changed
 

@@ -6,10 +6,16 @@ is also indexed with its *context*: the tail of the memory before it, so a short
 reply ("yes, do that") is found by the words of the turn it answers. The context
 is derived from the stored ``prev_id`` chain alone, so whoever writes a memory
 (remember_thread, notes, eviction summaries, tasks, import) stores the same record.
+
+The dense vector of a message with a context is its own text's vector plus
+:data:`CONTEXT_WEIGHT` times its tail's, made unit length again: the model's cost
+grows with the tokens it reads, and a turn's tail is usually the whole turn before it,
+already embedded in the same call, so a thread is embedded once instead of twice.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from hybrid_memory.backends.base import VectorStore
@@ -31,8 +37,19 @@ def context_tail(previous: str) -> str:
     return tail[cut + 1 :]
 
 
+# How much the tail's vector weighs beside the message's own (1.0) in its dense vector.
+CONTEXT_WEIGHT = 0.5
+
+
 def with_context(tail: str, text: str) -> str:
     return f"{tail}\n{text}"
+
+
+def mix(own: Sequence[float], tail: Sequence[float]) -> list[float]:
+    """A message's dense vector: its own vector plus the weighted tail's, unit length."""
+    total = [a + CONTEXT_WEIGHT * b for a, b in zip(own, tail, strict=True)]
+    norm = math.hypot(*total) or 1.0
+    return [x / norm for x in total]
 
 
 def needs_context(memory: Memory) -> bool:
@@ -55,6 +72,9 @@ class Indexer:
         self._embedder = embedder
         self.sparse = sparse or Bm25Encoder()
         self.usage = usage or Usage()
+        # The vector of the last call's last text: a thread remembered in batches embeds a
+        # batch's last message, the next batch's first context, only once.
+        self._recent: dict[str, list[float]] = {}
 
     async def tails(
         self, memories: Sequence[Memory], known: Mapping[str, str] | None = None
@@ -83,25 +103,31 @@ class Indexer:
     ) -> list[MemoryRecord]:
         """The stored records of ``memories``; ``dense``: vectors already made (None: embed it).
 
-        A vector already made must be of the text the memory is embedded with (its context
-        included), as an export with embeddings carries it.
+        A vector already made must be the memory's stored vector (its context mixed in, see
+        :func:`mix`), as an export with embeddings carries it.
         """
         tails = await self.tails(memories, known)
-        texts = {m.id: with_context(tails[m.id], m.text) for m in memories if m.id in tails}
         given = list(dense) if dense is not None else [None] * len(memories)
         to_embed = [m for m, d in zip(memories, given, strict=True) if d is None]
-        made = (
-            await self._embedder.embed_documents([texts.get(m.id, m.text) for m in to_embed])
-            if to_embed
-            else []
-        )
-        fresh = {m.id: vector for m, vector in zip(to_embed, made, strict=True)}
+        # Each distinct text once: a tail is mostly the previous turn's whole text.
+        wanted = [m.text for m in to_embed] + [tails[m.id] for m in to_embed if m.id in tails]
+        made = {text: self._recent[text] for text in wanted if text in self._recent}
+        unique = [text for text in dict.fromkeys(wanted) if text not in made]
+        if unique:
+            made.update(zip(unique, await self._embedder.embed_documents(unique), strict=True))
+        last = memories[-1].text if memories else ""
+        self._recent = {last: made[last]} if last in made else {}
+        fresh = {
+            m.id: mix(made[m.text], made[tails[m.id]]) if m.id in tails else made[m.text] for m in to_embed
+        }
         return [
             MemoryRecord(
                 memory=m,
                 dense=d if d is not None else fresh[m.id],
                 sparse=self.sparse.encode_document(m.text),
-                sparse_context=self.sparse.encode_document(texts[m.id]) if m.id in texts else None,
+                sparse_context=(
+                    self.sparse.encode_document(with_context(tails[m.id], m.text)) if m.id in tails else None
+                ),
             )
             for m, d in zip(memories, given, strict=True)
         ]

@@ -25,6 +25,7 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate, progress
 from hybrid_memory.service.commands import ThreadDraft
+from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
@@ -130,13 +131,23 @@ class Threads:
     stores: Stores
     lifecycle: Lifecycle
 
-    def _chunks(self, text: str) -> list[str]:
-        return chunk_text(
+    def _chunks(self, text: str) -> list[tuple[str, int]]:
+        """``text``'s chunks with their token counts; a text that is one chunk is tokenized once."""
+        counted: dict[str, int] = {}
+
+        def token_spans(part: str) -> list[tuple[int, int]]:
+            spans = self.stores.embedder.token_spans(part)
+            counted[part] = len(spans)
+            return spans
+
+        chunks = chunk_text(
             text,
-            token_spans=self.stores.embedder.token_spans,
+            token_spans=token_spans,
             max_tokens=self.settings.chunk_tokens,
             overlap_tokens=self.settings.chunk_overlap_tokens,
         )
+        count = self.stores.embedder.count_tokens
+        return [(chunk, counted[chunk] if chunk in counted else count(chunk)) for chunk in chunks]
 
     def _message_memories(
         self,
@@ -164,11 +175,11 @@ class Threads:
                 chunk_count=len(chunks),
                 created_at=created,
                 source="remember_thread",
-                tokens=self.stores.embedder.count_tokens(chunk),
+                tokens=tokens,
                 private=draft.private,
                 expires_at=_validate.expiry(created, draft.retention_days),
             )
-            for chunk_index, chunk in enumerate(chunks)
+            for chunk_index, (chunk, tokens) in enumerate(chunks)
         ]
 
     def prepare(self, scope: Scope, draft: ThreadDraft) -> ThreadPlan:
@@ -229,8 +240,12 @@ class Threads:
         to_write = await self.changed(scope, plan)
         # Embedding is most of the work: a batch at a time, so a listener sees it advance.
         # A memory's neighbour left out of to_write is stored unchanged: the indexer reads its text.
+        known: dict[str, str] = {}
         for start in range(0, len(to_write), PROGRESS_BATCH):
-            await self.stores.indexer.store(to_write[start : start + PROGRESS_BATCH])
+            batch = to_write[start : start + PROGRESS_BATCH]
+            # The next batch's first message follows this batch's last: its tail needs no store read.
+            await self.stores.indexer.store(batch, known=known)
+            known = {batch[-1].id: context_tail(batch[-1].text)}
             done = min(start + PROGRESS_BATCH, len(to_write))
             await progress.report(done, len(to_write), "memories embedded")
         evicted = await self.lifecycle.enforce(scope, summarizer) if to_write else 0
