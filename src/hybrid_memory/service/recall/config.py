@@ -86,6 +86,16 @@ class RecallConfig(BaseModel):
     """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
     answers_first: bool = True
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
+    spread: float = Field(default=0.0, ge=0, lt=1)
+    """Share of its score a result gives up per result above it from the same thread (``spread``); 0: off."""
+    spread_turns: float = Field(default=0.0, ge=0, lt=1)
+    """Share of its score a result gives up when it is the turn next to a result above it; 0: off."""
+    feedback: float = Field(default=0.0, ge=0, le=1)
+    """Weight of the terms borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
+    feedback_dense: float = Field(default=0.0, ge=0)
+    """The query vector moved this far towards the mean of the best hits' vectors, searched again; 0: off."""
+    feedback_weight: float = Field(default=0.0, ge=0)
+    """Above 0: the second search is a channel of this weight beside the first; 0: it replaces them."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -98,7 +108,7 @@ class RecallConfig(BaseModel):
         return found
 
     def channel_weights(self) -> dict[str, float]:
-        return {name: self.channel(name).weight for name in CHANNELS}
+        return {name: self.channel(name).weight for name in CHANNELS} | {"feedback": self.feedback_weight}
 
     def calibrations(self) -> dict[str, ranking.Calibration]:
         """Per channel that scores a memory's own text, the fixed map of its raw scores to 0..1."""
