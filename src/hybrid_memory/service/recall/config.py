@@ -86,12 +86,16 @@ class RecallConfig(BaseModel):
     """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
     answers_first: bool = True
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
+    statement: bool = False
+    """The dense channel embeds the query without its question words (``statement``)."""
     spread: float = Field(default=0.0, ge=0, lt=1)
     """Share of its score a result gives up per result above it from the same thread (``spread``); 0: off."""
     spread_turns: float = Field(default=0.0, ge=0, lt=1)
     """Share of its score a result gives up when it is the turn next to a result above it; 0: off."""
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Weight of the terms borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
+    feedback_docs: int = 3
+    feedback_channels: tuple[str, ...] = ("keyword", "context")
     feedback_dense: float = Field(default=0.0, ge=0)
     """The query vector moved this far towards the mean of the best hits' vectors, searched again; 0: off."""
     feedback_weight: float = Field(default=0.0, ge=0)

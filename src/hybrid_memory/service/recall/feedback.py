@@ -55,7 +55,7 @@ def centred(query: Sequence[float], docs: Sequence[Sequence[float]], *, weight: 
 def seeds(state: RecallState, config: RecallConfig) -> list[str]:
     """The ids of the first round's best candidates, by the same fusion the ranking will use."""
     fused = ranking.score_fusion(state.channels, config.channel_weights())
-    return [f.id for f in fused if f.id in state.memories][:DOCS]
+    return [f.id for f in fused if f.id in state.memories][: config.feedback_docs]
 
 
 async def apply(
@@ -67,7 +67,7 @@ async def apply(
     dense: Sequence[float] | None = None,
 ) -> None:
     """Replace the first round's rankings by those of the query widened by the seeds' words and meaning."""
-    words = [n for n in CHANNELS if n in state.channels] if config.feedback > 0 else []
+    words = [n for n in config.feedback_channels if n in state.channels] if config.feedback > 0 else []
     meaning = config.feedback_dense > 0 and dense is not None and "dense" in state.channels
     ids = seeds(state, config) if words or meaning else []
     if not ids:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
 from hybrid_memory.service import _validate
-from hybrid_memory.service.recall import channels, expand, feedback, spread, state
+from hybrid_memory.service.recall import channels, expand, feedback, spread, state, statement
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
 from hybrid_memory.service.recall.state import RecallOptions
 from hybrid_memory.service.stores import Stores
@@ -29,7 +29,8 @@ class Recaller:
         dense: list[float] | None = None
         if config.dense.enabled:
             try:
-                dense = await self._stores.embedder.embed_query(s.query)
+                asked = statement.statement(s.query) if config.statement else s.query
+                dense = await self._stores.embedder.embed_query(asked)
             except BackendError as exc:  # no model: the keyword channels need none and still answer
                 channels.skip(s, "dense", exc)
         searches = channels.searches(
