@@ -86,20 +86,10 @@ class RecallConfig(BaseModel):
     """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
     answers_first: bool = True
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
-    statement: bool = False
-    """The dense channel embeds the query without its question words (``statement``)."""
-    spread: float = Field(default=0.0, ge=0, lt=1)
-    """Share of its score a result gives up per result above it from the same thread (``spread``); 0: off."""
-    spread_turns: float = Field(default=0.0, ge=0, lt=1)
-    """Share of its score a result gives up when it is the turn next to a result above it; 0: off."""
     feedback: float = Field(default=0.0, ge=0, le=1)
-    """Weight of the terms borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
-    feedback_docs: int = 3
-    feedback_channels: tuple[str, ...] = ("keyword", "context")
-    feedback_dense: float = Field(default=0.0, ge=0)
-    """The query vector moved this far towards the mean of the best hits' vectors, searched again; 0: off."""
-    feedback_weight: float = Field(default=0.0, ge=0)
-    """Above 0: the second search is a channel of this weight beside the first; 0: it replaces them."""
+    """Weight of a term borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
+    feedback_docs: int = Field(default=5, ge=1, le=50)
+    """How many of the first round's best candidates lend their words."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -112,7 +102,7 @@ class RecallConfig(BaseModel):
         return found
 
     def channel_weights(self) -> dict[str, float]:
-        return {name: self.channel(name).weight for name in CHANNELS} | {"feedback": self.feedback_weight}
+        return {name: self.channel(name).weight for name in CHANNELS}
 
     def calibrations(self) -> dict[str, ranking.Calibration]:
         """Per channel that scores a memory's own text, the fixed map of its raw scores to 0..1."""
@@ -147,7 +137,7 @@ _FINAL_FIELDS = {
     "recency_half_life_days": "half_life_days",
 }
 _ADJACENT_FIELDS = {"adjacent_share": "share", "adjacent_top": "top"}
-_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first")
+_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first", "feedback")
 
 
 def recall_config(settings: RankingSettings, *, timeout_s: float) -> RecallConfig:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
 from hybrid_memory.service import _validate
-from hybrid_memory.service.recall import channels, expand, feedback, spread, state, statement
+from hybrid_memory.service.recall import channels, expand, feedback, state
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
 from hybrid_memory.service.recall.state import RecallOptions
 from hybrid_memory.service.stores import Stores
@@ -29,8 +29,7 @@ class Recaller:
         dense: list[float] | None = None
         if config.dense.enabled:
             try:
-                asked = statement.statement(s.query) if config.statement else s.query
-                dense = await self._stores.embedder.embed_query(asked)
+                dense = await self._stores.embedder.embed_query(s.query)
             except BackendError as exc:  # no model: the keyword channels need none and still answer
                 channels.skip(s, "dense", exc)
         searches = channels.searches(
@@ -42,16 +41,13 @@ class Recaller:
             sparse=self._stores.indexer.sparse.encode_query(s.query),
         )
         await channels.gather(s, searches, config.timeout_s)
-        await feedback.apply(
-            s, config, vectors=self._stores.vectors, sparse=self._stores.indexer.sparse, dense=dense
-        )
+        await feedback.apply(s, config, vectors=self._stores.vectors, sparse=self._stores.indexer.sparse)
         state.fuse(s, config)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._stores.graph, config)
         await expand.add_adjacent(s, self._stores.vectors, config)
         await expand.resolve(s, self._stores.vectors, self._stores.graph, config.timeout_s)
         state.rank(s, config)
-        spread.apply(s, config)
         await expand.add_successors(s, self._stores.graph, config.timeout_s)
         await expand.add_context(s, self._stores.vectors, config.timeout_s)
         return state.render(s)

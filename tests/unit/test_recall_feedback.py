@@ -1,4 +1,4 @@
-"""Recall's broadening steps with literal inputs: thread diversity and keyword feedback."""
+"""Keyword feedback in recall: the borrowed terms and the second search, with a fake store."""
 
 from __future__ import annotations
 
@@ -7,64 +7,13 @@ from datetime import UTC, datetime
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import BackendUnavailableError
 from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, Scope, Searches, SparseVector, VectorHit
-from hybrid_memory.ranking import ChannelHit, Ranked
-from hybrid_memory.service.recall import RecallConfig, RecallOptions, feedback, spread
+from hybrid_memory.ranking import ChannelHit
+from hybrid_memory.service.recall import RecallConfig, RecallOptions, feedback, recall_config
 from hybrid_memory.service.recall.state import RecallState, plan
+from hybrid_memory.settings import RankingSettings
 
 NOW = datetime(2024, 5, 1, tzinfo=UTC)
 SCOPE = Scope(project="p")
-
-
-def ranked(*ids: str) -> list[Ranked]:
-    """Items best first, scores 1.0, 0.9, 0.8, ..."""
-    return [Ranked(i, 1.0 - n / 10, 1.0 - n / 10, 0.0, 0.5, {}, {}) for n, i in enumerate(ids)]
-
-
-def thread(item_id: str) -> str:
-    return item_id[0]
-
-
-def test_spread_lets_the_best_of_another_thread_pass_a_threads_second_and_third() -> None:
-    out = spread.by_thread(ranked("a1", "a2", "a3", "b1", "c1"), thread, share=0.3, window=5)
-
-    assert [r.id for r in out] == ["a1", "b1", "a2", "c1", "a3"]
-    assert [round(r.score, 3) for r in out] == [1.0, 0.7, 0.63, 0.6, 0.392]
-
-
-def test_spread_keeps_each_threads_own_order_and_leaves_the_tail_alone() -> None:
-    out = spread.by_thread(ranked("a1", "a2", "b1", "a3", "b2"), thread, share=0.9, window=3)
-
-    assert [r.id for r in out] == ["a1", "b1", "a2", "a3", "b2"]
-    assert [round(r.score, 3) for r in out[3:]] == [0.7, 0.6]
-
-
-def test_spread_zero_changes_nothing() -> None:
-    items = ranked("a1", "a2", "b1")
-    assert spread.by_thread(items, thread, share=0.0, window=3) == items
-
-
-def test_spread_counts_a_memory_without_thread_as_its_own() -> None:
-    state = plan(SCOPE, "q", RecallOptions(limit=3), NOW, RecallConfig(spread=0.5))
-    for i, thread_id in (("m1", "t"), ("m2", "t"), ("n1", None), ("n2", None)):
-        state.memories[i] = Memory(
-            id=i, kind=MemoryKind.NOTE, text=i, project="p", created_at=NOW, thread_id=thread_id
-        )
-    state.ranked = ranked("m1", "m2", "n1", "n2")
-
-    spread.apply(state, RecallConfig(spread=0.5))
-
-    assert [r.id for r in state.ranked] == ["m1", "n1", "n2", "m2"]
-
-
-def test_spread_turns_lets_a_match_from_elsewhere_pass_the_turn_beside_a_result() -> None:
-    beside = {"a1": ["a2"], "a2": ["a1", "a3"], "a3": ["a2"]}
-    items = ranked("a1", "a2", "b1", "a3")
-
-    out = spread.by_exchange(items, lambda i: beside.get(i, []), share=0.25, window=4)
-
-    # a3 is not beside a1 or b1, so it keeps its 0.7 and passes a2 too.
-    assert [r.id for r in out] == ["a1", "b1", "a3", "a2"]
-    assert [round(r.score, 3) for r in out] == [1.0, 0.8, 0.7, 0.675]
 
 
 def test_borrowed_terms_weigh_the_share_of_docs_holding_them_and_leave_query_terms_alone() -> None:
@@ -146,8 +95,27 @@ async def test_feedback_that_fails_keeps_the_first_rounds_rankings_and_says_so()
 
 async def test_feedback_off_makes_no_second_search() -> None:
     store = FeedbackStore()
-    state = first_round(RecallConfig())
+    off = RecallConfig(feedback=0.0)
+    state = first_round(off)
 
-    await feedback.apply(state, RecallConfig(), vectors=store, sparse=Bm25Encoder())  # type: ignore[arg-type]
+    await feedback.apply(state, off, vectors=store, sparse=Bm25Encoder())  # type: ignore[arg-type]
 
     assert store.asked == []
+
+
+def test_seeds_are_the_first_rounds_best_by_fusion_as_many_as_configured() -> None:
+    config = RecallConfig(feedback=0.1, feedback_docs=2)
+    state = plan(SCOPE, "q", RecallOptions(), NOW, config)
+    for name in "abc":
+        state.memories[name] = turn(name, f"text {name}")
+    state.channels["keyword"] = [ChannelHit("c", 1, 9.0), ChannelHit("b", 2, 5.0), ChannelHit("a", 3, 1.0)]
+    state.channels["dense"] = [ChannelHit("b", 1, 0.8), ChannelHit("a", 2, 0.5), ChannelHit("c", 3, 0.4)]
+
+    assert feedback.seeds(state, config) == ["text b", "text c"]
+
+
+def test_the_feedback_setting_turns_feedback_on_over_the_preset() -> None:
+    config = recall_config(RankingSettings(feedback=0.1), timeout_s=1.0)
+
+    assert (config.feedback, config.feedback_docs) == (0.1, 5)
+    assert recall_config(RankingSettings(), timeout_s=1.0).feedback == 0.0
