@@ -90,7 +90,6 @@ class RecallConfig(BaseModel):
     """Weight of a term borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
     feedback_docs: int = Field(default=5, ge=1, le=50)
     """How many of the first round's best candidates lend their words."""
-    feedback_terms: int = 20
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""

@@ -44,13 +44,7 @@ def borrowed(query: SparseVector, docs: Sequence[SparseVector], *, weight: float
 
 def seeds(state: RecallState, config: RecallConfig) -> list[str]:
     """The texts of the first round's best candidates, by the fusion the ranking starts from."""
-    if config.feedback_terms < 0:
-        from hybrid_memory.service.recall.state import fuse
-
-        fuse(state, config)
-        fused = state.fused
-    else:
-        fused = ranking.score_fusion(state.channels, config.channel_weights())
+    fused = ranking.score_fusion(state.channels, config.channel_weights())
     return [state.memories[f.id].text for f in fused if f.id in state.memories][: config.feedback_docs]
 
 
@@ -63,9 +57,7 @@ async def apply(
     if not texts:
         return
     docs = [sparse.encode_document(t) for t in texts]
-    query = borrowed(
-        sparse.encode_query(state.query), docs, weight=config.feedback, terms=abs(config.feedback_terms)
-    )
+    query = borrowed(sparse.encode_query(state.query), docs, weight=config.feedback, terms=TERMS)
     searches = Searches(
         keyword=query if "keyword" in wanted else None, context=query if "context" in wanted else None
     )
