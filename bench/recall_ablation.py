@@ -73,6 +73,17 @@ VARIANTS: dict[str, Variant] = {
     "carried, dates 0.3 (default)": _set(dates=0.3),
     "adjacent carried, min 0.1": _set(adjacent=_adjacent(0.0)),
     "adjacent ranked, min 0.1": _set(adjacent=_adjacent(0.6)),
+    "feedback 0.2, 3 docs": _set(feedback=0.2, feedback_docs=3),
+    "feedback 0.4, 3 docs": _set(feedback=0.4, feedback_docs=3),
+    "feedback 0.1, 3 docs": _set(feedback=0.1, feedback_docs=3),
+    "feedback 0.05, 3 docs": _set(feedback=0.05, feedback_docs=3),
+    "feedback 0.1, 2 docs": _set(feedback=0.1, feedback_docs=2),
+    "feedback 0.1, 5 docs": _set(feedback=0.1, feedback_docs=5),
+    "carried, feedback 0.1, 5 docs": _set(feedback=0.1, feedback_docs=5),
+    "feedback 0.1, 8 docs": _set(feedback=0.1, feedback_docs=8),
+    "feedback 0.1, 12 docs": _set(feedback=0.1, feedback_docs=12),
+    "feedback 0.2, 5 docs": _set(feedback=0.2, feedback_docs=5),
+    "feedback 0.2, 8 docs": _set(feedback=0.2, feedback_docs=8),
     "+ own-text channels weigh more": _set(
         **_BEFORE, keyword=ChannelConfig(weight=0.5), context=ChannelConfig(weight=0.2)
     ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
 from hybrid_memory.service import _validate
-from hybrid_memory.service.recall import channels, expand, state
+from hybrid_memory.service.recall import channels, expand, feedback, state
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
 from hybrid_memory.service.recall.state import RecallOptions
 from hybrid_memory.service.stores import Stores
@@ -41,6 +41,7 @@ class Recaller:
             sparse=self._stores.indexer.sparse.encode_query(s.query),
         )
         await channels.gather(s, searches, config.timeout_s)
+        await feedback.apply(s, config, vectors=self._stores.vectors, sparse=self._stores.indexer.sparse)
         state.fuse(s, config)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._stores.graph, config)
