@@ -21,7 +21,7 @@ from mcp_types import ToolAnnotations
 from hybrid_memory.tools import forget, knowledge, lifecycle, notes, read, recall, threads
 from hybrid_memory.tools._common import tool_errors
 from hybrid_memory.tools._present import presented
-from hybrid_memory.tools._schema import lean
+from hybrid_memory.tools._schema import lean, lean_output
 from hybrid_memory.tools.context import AppContext, AppCtx
 
 READ_ONLY = ToolAnnotations(
@@ -81,6 +81,8 @@ def build_tool(spec: ToolSpec) -> Tool:
         tool_errors(presented(spec.fn)), description=description, annotations=spec.annotations
     )
     tool.parameters = lean(tool.parameters)
+    if tool.output_schema is not None:
+        tool.output_schema = lean_output(tool.output_schema)
     return tool
 
 
