@@ -13,6 +13,7 @@ unchanged: the SDK validates arguments with the pydantic model, not with this sc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 _NAMED_MAPS = ("properties", "$defs")
@@ -43,18 +44,9 @@ def lean_output(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tidy_output(schema: Any) -> Any:
-    if isinstance(schema, list):
-        return [_tidy_output(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if key in _NAMED_MAPS and isinstance(value, dict):
-            out[key] = {name: _tidy_output(s) for name, s in value.items()}
-        else:
-            out[key] = _tidy_output(value)
+    out = _untitled(schema, _tidy_output, implied=())
+    if not isinstance(out, dict):
+        return out
     arms = out.get("anyOf")
     if isinstance(arms, list) and len(arms) == 2 and {"type": "null"} in arms:
         [kept] = [a for a in arms if a != {"type": "null"}]
@@ -66,6 +58,23 @@ def _tidy_output(schema: Any) -> Any:
                 out["enum"] = [*out["enum"], None]  # an enum lists every value allowed, null too
     if out.get("default", 0) is None:
         del out["default"]  # not a validation keyword, and null is what absence means
+    return out
+
+
+def _untitled(schema: Any, again: Callable[[Any], Any], implied: tuple[tuple[str, Any], ...]) -> Any:
+    """``schema`` without titles or the ``implied`` keyword values, ``again`` applied to every subschema."""
+    if isinstance(schema, list):
+        return [again(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if (key == "title" and isinstance(value, str)) or (key, value) in implied:
+            continue
+        if key in _NAMED_MAPS and isinstance(value, dict):
+            out[key] = {name: again(s) for name, s in value.items()}
+        else:
+            out[key] = again(value)
     return out
 
 
@@ -86,20 +95,9 @@ def _inline(schema: Any, defs: dict[str, Any], depth: int) -> Any:
 def tidy(schema: Any) -> Any:
     """``schema`` without titles, with ``X | None`` as ``X``, without ``additionalProperties:
     true`` (JSON Schema's default) or a ``default`` of null, false or [] (what absence means)."""
-    if isinstance(schema, list):
-        return [tidy(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if key in _NAMED_MAPS and isinstance(value, dict):
-            out[key] = {name: tidy(s) for name, s in value.items()}
-        elif (key, value) in _IMPLIED:
-            continue
-        else:
-            out[key] = tidy(value)
+    out = _untitled(schema, tidy, implied=_IMPLIED)
+    if not isinstance(out, dict):
+        return out
     arms = out.get("anyOf")
     if isinstance(arms, list):
         kept = [a for a in arms if a != {"type": "null"}]
