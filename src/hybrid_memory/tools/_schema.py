@@ -36,7 +36,8 @@ def lean_output(schema: dict[str, Any]) -> dict[str, Any]:
     """A tool's output schema: definitions inlined, titles dropped, ``X | None`` as ``type: [X, "null"]``.
 
     It accepts exactly what pydantic's schema accepts (the tests validate real results
-    against it with the client's ``jsonschema``), in about half the characters.
+    against it with the client's ``jsonschema``) in about three quarters of the characters,
+    and a client checks a result against it in half the time.
     """
     defs = schema.get("$defs", {})
     inlined = _inline({k: v for k, v in schema.items() if k != "$defs"}, defs, depth=0)
