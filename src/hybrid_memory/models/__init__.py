@@ -2,54 +2,66 @@
 
 ``domain``: what is stored (scopes, memories, notes, links, filters). ``results``: what the
 use cases take and give. ``lifecycle``: what pins, context, limits, stats and tasks return.
+
+The names load on first use, each from its module: the server's handshake needs only
+``domain`` (a scope), not every result model.
 """
 
-from hybrid_memory.models.domain import (
-    Direction,
-    Link,
-    Liveness,
-    Memory,
-    MemoryFilter,
-    MemoryKind,
-    MemoryRecord,
-    Neighbourhood,
-    Note,
-    NoteFilter,
-    NoteHit,
-    NoteType,
-    Relation,
-    Scope,
-    Searches,
-    SparseVector,
-    VectorHit,
-    Walk,
-    utcnow,
-)
-from hybrid_memory.models.lifecycle import (
-    CleanupResult,
-    ContextItem,
-    ForgetPreview,
-    KindStats,
-    LimitsInfo,
-    MemoryContext,
-    MemoryStats,
-    PinResult,
-    PreviewItem,
-    TaskResult,
-)
-from hybrid_memory.models.results import (
-    AdjacentTurn,
-    ContentBlock,
-    ForgetResult,
-    MemoryPage,
-    MessageIn,
-    NoteResult,
-    RecallHit,
-    RecallResult,
-    RememberResult,
-    ThreadInfo,
-    ThreadList,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hybrid_memory.models.domain import (
+        Direction,
+        Link,
+        Liveness,
+        Memory,
+        MemoryFilter,
+        MemoryKind,
+        MemoryRecord,
+        Neighbourhood,
+        Note,
+        NoteFilter,
+        NoteHit,
+        NoteType,
+        Relation,
+        Scope,
+        Searches,
+        SparseVector,
+        VectorHit,
+        Walk,
+        utcnow,
+    )
+    from hybrid_memory.models.lifecycle import (
+        CleanupResult,
+        ContextItem,
+        ForgetPreview,
+        KindStats,
+        LimitsInfo,
+        MemoryContext,
+        MemoryStats,
+        PinResult,
+        PreviewItem,
+        TaskResult,
+    )
+    from hybrid_memory.models.results import (
+        AdjacentTurn,
+        ContentBlock,
+        ForgetResult,
+        MemoryPage,
+        MessageIn,
+        NoteResult,
+        RecallHit,
+        RecallResult,
+        RememberResult,
+        ThreadInfo,
+        ThreadList,
+    )
+
+_MODULES = ("domain", "lifecycle", "results")
+"""Where the names come from, the handshake's first: a name is taken from the first that has it."""
 
 __all__ = [
     "AdjacentTurn",
@@ -93,3 +105,15 @@ __all__ = [
     "Walk",
     "utcnow",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for module in _MODULES:
+        found = importlib.import_module(f"{__name__}.{module}")
+        if hasattr(found, name):
+            value = getattr(found, name)
+            globals()[name] = value  # looked up once
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
