@@ -50,7 +50,7 @@ async def test_the_vector_channels_share_one_store_call_and_keep_their_own_ranki
     state = plan(SCOPE, "q", RecallOptions(kinds=[MemoryKind.MESSAGE]), NOW, RecallConfig())
     sparse = SparseVector(indices=[1], values=[1.0])
 
-    channels = searches(state, RecallConfig(), vectors=store, graph=None, dense=[1.0], sparse=sparse)  # type: ignore[arg-type]
+    channels = searches(state, RecallConfig(), vectors=store, dense=[1.0], sparse=sparse)
     await gather(state, channels, timeout_s=5)
 
     assert len(store.calls) == 1
@@ -68,7 +68,6 @@ async def test_a_failed_store_call_skips_every_channel_that_shared_it() -> None:
         state,
         RecallConfig(),
         vectors=store,
-        graph=None,
         dense=[1.0],
         sparse=SparseVector(indices=[], values=[]),  # type: ignore[arg-type]
     )

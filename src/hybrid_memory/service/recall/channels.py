@@ -78,11 +78,10 @@ def searches(
     config: RecallConfig,
     *,
     vectors: VectorStore,
-    graph: GraphStore,
     dense: Sequence[float] | None,
     sparse: SparseVector,
 ) -> dict[str, Search]:
-    """The enabled channels for this request, each a call that has not started yet.
+    """The enabled vector channels for this request, each a call that has not started yet.
 
     ``dense`` None: the query could not be embedded, and the dense channel is left out.
     """
@@ -110,13 +109,18 @@ def searches(
 
         return search
 
-    async def graph_search() -> Found:
-        return from_notes(await graph.search_notes(state.query, state.note_flt, n))
+    return {name: vector_search(name) for name in VECTOR_CHANNELS if enabled[name]}
 
-    out: dict[str, Search] = {name: vector_search(name) for name in VECTOR_CHANNELS if enabled[name]}
-    if config.graph.enabled and state.want_notes:
-        out["graph"] = graph_search
-    return out
+
+def note_search(state: RecallState, config: RecallConfig, graph: GraphStore) -> dict[str, Search]:
+    """The notes' full-text channel when it is on and notes are wanted: it needs no query vector."""
+    if not (config.graph.enabled and state.want_notes):
+        return {}
+
+    async def graph_search() -> Found:
+        return from_notes(await graph.search_notes(state.query, state.note_flt, state.candidates))
+
+    return {"graph": graph_search}
 
 
 async def gather(state: RecallState, channels: Mapping[str, Search], timeout_s: float) -> None:

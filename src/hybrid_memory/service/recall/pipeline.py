@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import anyio
+
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
 from hybrid_memory.service import _validate
@@ -26,17 +28,15 @@ class Recaller:
         s = state.plan(
             scope, _validate.text(query, "query", self._max_chars), options, options.as_of or utcnow(), config
         )
-        dense: list[float] | None = None
-        if config.dense.enabled:
-            try:
-                dense = await self._stores.embedder.embed_query(s.query)
-            except BackendError as exc:  # no model: the keyword channels need none and still answer
-                channels.skip(s, "dense", exc)
+        # The notes' full-text search needs no vector: it runs while the query is embedded.
+        async with anyio.create_task_group() as tg:
+            notes = channels.note_search(s, config, self._stores.graph)
+            tg.start_soon(channels.gather, s, notes, config.timeout_s)
+            dense = await self._query_vector(s, config)
         searches = channels.searches(
             s,
             config,
             vectors=self._stores.vectors,
-            graph=self._stores.graph,
             dense=dense,
             sparse=self._stores.indexer.sparse.encode_query(s.query),
         )
@@ -51,3 +51,12 @@ class Recaller:
         await expand.add_successors(s, self._stores.graph, config.timeout_s)
         await expand.add_context(s, self._stores.vectors, config.timeout_s)
         return state.render(s)
+
+    async def _query_vector(self, s: state.RecallState, config: RecallConfig) -> list[float] | None:
+        if not config.dense.enabled:
+            return None
+        try:
+            return await self._stores.embedder.embed_query(s.query)
+        except BackendError as exc:  # no model: the keyword channels need none and still answer
+            channels.skip(s, "dense", exc)
+            return None
