@@ -17,7 +17,7 @@ from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Searches, SparseVector
-from hybrid_memory.service.recall.channels import from_vectors, skip
+from hybrid_memory.service.recall.channels import absorb, from_vectors, skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
 
@@ -68,6 +68,4 @@ async def apply(
         skip(state, "feedback", exc)  # the first round's rankings still stand
         return
     for name in wanted:
-        found = from_vectors(results[name])
-        state.memories.update((m.id, m) for m in found.memories)
-        state.channels[name] = found.hits
+        absorb(state, name, from_vectors(results[name]))

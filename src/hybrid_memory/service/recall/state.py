@@ -65,9 +65,9 @@ class RecallState:
     fused: list[ranking.Fused] = field(default_factory=list)
     ranked: list[ranking.Ranked] = field(default_factory=list)
     successors: dict[str, str] = field(default_factory=dict)
+    """Closed note id -> the note that superseded or contradicted it."""
     matches: dict[str, float] = field(default_factory=dict)
     """Shown hit id -> ``ranking.match_strength`` of its own channel scores."""
-    """Closed note id -> the note that superseded or contradicted it."""
 
     @property
     def want_notes(self) -> bool:
