@@ -58,7 +58,7 @@ from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import MemoryFilter, Scope
 from hybrid_memory.service import MemoryService, RecallOptions, ThreadDraft
 from hybrid_memory.settings import Settings, load_settings
-from latency import QUERIES, SEED, _fill, measure_recall, synthetic_thread
+from latency import QUERIES, SEED, _fill, measure_recall, summary, synthetic_thread
 
 REPO = Path(__file__).resolve().parents[1]
 SCOPE = Scope(project="bench")
@@ -171,18 +171,16 @@ async def stdio_recall(data: Path, queries: Sequence[str]) -> dict[str, Any]:
         initialized_s = perf_counter() - started
         await client.call_tool("recall_memory", {"query": queries[0]})
         first_s = perf_counter() - started
-        latencies = []
+        seconds = []
         for query in queries:
             began = perf_counter()
             result = await client.call_tool("recall_memory", {"query": query})
-            latencies.append((perf_counter() - began) * 1000)
+            seconds.append(perf_counter() - began)
             assert not result.is_error, result
-    latencies.sort()
     return {
         "spawn_to_initialized_s": initialized_s,
         "spawn_to_first_recall_s": first_s,
-        "median_ms": latencies[len(latencies) // 2],
-        "p95_ms": latencies[int(len(latencies) * 0.95)],
+        **summary(seconds),
     }
 
 
