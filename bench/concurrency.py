@@ -7,7 +7,9 @@ The server is ``hybrid-memory serve --transport http`` as a child process (embed
 stores, the packaged model or HYBRID_MEMORY_EMBEDDING_MODEL_PATH), seeded with
 ``--seed-threads`` threads of 10 messages. Then the same per-client call list runs
 with one client, and with ``--clients`` clients at once. Reported: calls/s, p50/p99
-latency, the server's CPU seconds over each phase, and the load average.
+latency, the server's CPU seconds over each phase (and its event loop's per call), the
+clients' CPU seconds, the load average, and the ceiling on the speed-up that the
+machine's cores set: cores / the cores one client keeps busy.
 """
 
 from __future__ import annotations
@@ -69,9 +71,15 @@ async def run_client(url: str, calls: list[tuple[str, dict[str, Any]]], latencie
     return errors
 
 
-def server_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def server_cpu_s(pid: int, task: int | None = None) -> float:
+    stat = Path(f"/proc/{pid}/stat") if task is None else Path(f"/proc/{pid}/task/{task}/stat")
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loop_cpu_s(pid: int) -> float:
+    """CPU seconds of the server's main thread: the event loop, where Python work not in a thread runs."""
+    return server_cpu_s(pid, task=pid)
 
 
 def client_cpu_s() -> float:
@@ -84,7 +92,7 @@ async def phase(url: str, pid: int, clients: int, calls: int, offset: int) -> di
     latencies: list[float] = []
     errors: list[int] = []
     print(f"phase start: {clients} client(s)", file=sys.stderr, flush=True)  # for profilers to attach
-    cpu_before, client_before = server_cpu_s(pid), client_cpu_s()
+    cpu_before, loop_before, client_before = server_cpu_s(pid), loop_cpu_s(pid), client_cpu_s()
     started = perf_counter()
 
     async def one(i: int) -> None:
@@ -100,13 +108,14 @@ async def phase(url: str, pid: int, clients: int, calls: int, offset: int) -> di
         "clients": clients,
         "calls": clients * calls,
         "errors": sum(errors),
-        "wall_s": round(wall, 1),
+        "wall_s": round(wall, 2),
         "calls_per_s": round(clients * calls / wall, 1),
         "p50_ms": round(1000 * percentile(latencies, 50), 1),
         "p99_ms": round(1000 * percentile(latencies, 99), 1),
-        "server_cpu_s": round(server_cpu_s(pid) - cpu_before, 1),
+        "server_cpu_s": round(server_cpu_s(pid) - cpu_before, 2),
         "server_cpu_ms_per_call": round(1000 * (server_cpu_s(pid) - cpu_before) / (clients * calls), 1),
-        "client_cpu_s": round(client_cpu_s() - client_before, 1),
+        "loop_cpu_ms_per_call": round(1000 * (loop_cpu_s(pid) - loop_before) / (clients * calls), 1),
+        "client_cpu_s": round(client_cpu_s() - client_before, 2),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -120,7 +129,18 @@ async def main(calls: int, clients: int, seed_threads: int, url: str, pid: int) 
     one = await phase(url, pid, 1, calls, offset=100)
     many = await phase(url, pid, clients, calls, offset=200)
     speedup = round(many["calls_per_s"] / one["calls_per_s"], 2)
-    return {"one_client": one, "many_clients": many, "speedup": speedup}
+    # One client keeps this many cores busy (server and client CPU over wall time). Unless a call
+    # costs less CPU under concurrency, more clients can go at most cores / busy times as fast.
+    busy = (one["server_cpu_s"] + one["client_cpu_s"]) / one["wall_s"]
+    cores = os.cpu_count() or 1
+    return {
+        "one_client": one,
+        "many_clients": many,
+        "speedup": speedup,
+        "cores": cores,
+        "cores_busy_one_client": round(busy, 2),
+        "speedup_ceiling": round(cores / busy, 2),
+    }
 
 
 def server_pid(port: int) -> int:
