@@ -297,13 +297,14 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _serve(args: argparse.Namespace, settings: Settings) -> None:
     import anyio
 
-    from hybrid_memory.server import build_server
+    from hybrid_memory.server import build_server, heap
     from hybrid_memory.server.http import check_http_settings, serve_http
 
     if args.transport == "http":
         check_http_settings(settings.http)
     check_data_dir(settings.data_dir)
-    server = build_server(settings)
+    heap.tune()
+    server = build_server(settings, on_open=heap.settle)
     if args.transport == "http":
         anyio.run(serve_http, server, settings.http, settings.log_level)
     else:

@@ -58,7 +58,9 @@ async def open_app(
 
 
 @asynccontextmanager
-async def serving_app(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[AppContext]:
+async def serving_app(
+    settings: Settings, embedder: Embedder | None = None, *, on_open: Callable[[], None] | None = None
+) -> AsyncIterator[AppContext]:
     """The server's lifespan: yields at once, so the handshake never waits on the stores.
 
     They open in the background once the handshake is over (the client's first message
@@ -67,7 +69,8 @@ async def serving_app(settings: Settings, embedder: Embedder | None = None) -> A
     process with the imports and the opening; requests that need the stores wait until
     they are open (the protocol middleware awaits :meth:`AppContext.ready`). A store
     that cannot open (locked by another process, a path taken by a file) stops the
-    server with that error, whether or not a client has connected.
+    server with that error, whether or not a client has connected. ``on_open`` runs once
+    they are open.
     """
     app = _new_app(settings)
     stopping = anyio.Event()
@@ -86,6 +89,8 @@ async def serving_app(settings: Settings, embedder: Embedder | None = None) -> A
                         settings.resolved_graph_backend,
                         settings.data_dir,
                     )
+                    if on_open is not None:
+                        on_open()
                     await stopping.wait()
             except BaseException as exc:
                 app.fail(exc)
@@ -197,18 +202,21 @@ class _MemoryServer(MCPServer[AppContext]):
         return super()._tool_input_schema(name)
 
 
-def build_server(settings: Settings, embedder: Embedder | None = None) -> MCPServer[AppContext]:
+def build_server(
+    settings: Settings, embedder: Embedder | None = None, *, on_open: Callable[[], None] | None = None
+) -> MCPServer[AppContext]:
     """The MCP server with every tool, resource and prompt; nothing is opened until a transport runs it.
 
     ``embedder`` lets several servers share one loaded model (tests, benchmarks); the
-    server then leaves closing it to the caller.
+    server then leaves closing it to the caller. ``on_open`` runs each time the stores
+    have opened (``serve`` settles the heap then).
     """
 
     opened: list[AppContext] = []
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        async with serving_app(settings, embedder) as app:
+        async with serving_app(settings, embedder, on_open=on_open) as app:
             opened.append(app)
             try:
                 yield app
