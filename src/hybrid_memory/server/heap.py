@@ -3,7 +3,7 @@
 A recall allocates thousands of short-lived objects, and CPython's cyclic collector
 counts allocations: at its default thresholds (700, 10, 10) it ran 2,600 young and 21
 full collections during ``bench/concurrency.py --calls 200``, 3.7 s of the server's
-~60 s of CPU, each full one ~120 ms with every request stalled behind it. Objects that
+~55 s of CPU, each full one ~120 ms with every request stalled behind it. Objects that
 hold no cycle are freed by reference counting anyway, so the collector may run rarely;
 and what exists once the stores are open (modules, schemas, the model's session) lives
 as long as the process, so it is frozen out of every later collection. With both, the
