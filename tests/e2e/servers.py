@@ -16,6 +16,18 @@ from typing import IO
 
 from tests.conftest import model_dir
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+"""A client's first message, raw, for tests that speak JSON-RPC without an MCP client."""
+
 READY = "listening on http://"
 """The line the server logs once its stores are open and its socket accepts."""
 START_TIMEOUT_S = 60

@@ -15,22 +15,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.e2e.servers import RunningServer, http_server, serve_command, server_env
+from tests.e2e.servers import INITIALIZE, RunningServer, http_server, serve_command, server_env
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess]
 
 TOKEN = "s3cret-token-for-the-e2e-suite-0123456789"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 PUBLIC = {"HYBRID_MEMORY_HTTP_TOKEN": TOKEN, "HYBRID_MEMORY_HTTP_ALLOWED_HOSTS": "memory.example"}
 

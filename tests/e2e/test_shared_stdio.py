@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from tests.e2e.many_clients import lost_writes, run_clients, stdio_params
+from tests.e2e.servers import INITIALIZE
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -62,16 +63,7 @@ async def test_a_stdio_client_that_closes_stdin_at_once_still_gets_its_answers(t
     params = stdio_params(tmp_path / "data")
     remember = {"thread_id": "t1", "messages": [{"role": "user", "content": "The ferry leaves at nine."}]}
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",
