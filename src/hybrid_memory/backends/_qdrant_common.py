@@ -253,7 +253,12 @@ def hits_by_id(
 
     A hit whose record is missing (deleted between the search and the read) is left out.
     """
-    return hits_from(names, ranked, {str(r.id): payload_to_memory(r.id, r.payload) for r in records})
+    return hits_from(names, ranked, memories_by_id(records))
+
+
+def memories_by_id(records: Iterable[_Record]) -> dict[str, Memory]:
+    """Each record's Memory by its point id (as a string, the form ``hits_from`` looks up)."""
+    return {str(r.id): payload_to_memory(r.id, r.payload) for r in records}
 
 
 def hits_from(

@@ -240,7 +240,7 @@ class EdgeVectorStore:
 
         # Payloads become Memory objects after the store is released: the next reader need not wait.
         ranked, cached, records, generation = await self._host.run(read)
-        fresh = {str(r.id): common.payload_to_memory(r.id, r.payload) for r in records}
+        fresh = common.memories_by_id(records)
         self._cache.fill(fresh.values(), generation)
         return {**results, **common.hits_from([p.name for p in planned], ranked, {**cached, **fresh})}
 
