@@ -65,17 +65,16 @@ async def test_feedback_searches_again_with_the_best_hits_words_and_replaces_the
     store = FeedbackStore()
     sparse = Bm25Encoder()
 
-    await feedback.apply(state, config, vectors=store, sparse=sparse)  # type: ignore[arg-type]
+    query = sparse.encode_query(state.query)
+    await feedback.apply(state, config, vectors=store, encoder=sparse, query=query)  # type: ignore[arg-type]
 
     (asked,) = store.asked
     assert asked.dense is None
     assert asked.keyword == asked.context
     assert asked.keyword is not None
-    query = set(sparse.encode_query("what outdoor activities").indices)
-    added = {i: v for i, v in zip(asked.keyword.indices, asked.keyword.values, strict=True) if i not in query}
-    assert (
-        set(added) == set(sparse.encode_document("outdoor hiking and camping every summer").indices) - query
-    )
+    own = set(sparse.encode_query("what outdoor activities").indices)
+    added = {i: v for i, v in zip(asked.keyword.indices, asked.keyword.values, strict=True) if i not in own}
+    assert set(added) == set(sparse.encode_document("outdoor hiking and camping every summer").indices) - own
     assert set(added.values()) == {0.3}
     assert [(h.id, h.rank) for h in state.channels["keyword"]] == [("c", 1)]
     assert [(h.id, h.rank) for h in state.channels["context"]] == [("c", 1)]
@@ -87,7 +86,9 @@ async def test_feedback_that_fails_keeps_the_first_rounds_rankings_and_says_so()
     config = RecallConfig(feedback=0.3)
     state = first_round(config)
 
-    await feedback.apply(state, config, vectors=FeedbackStore(fail=True), sparse=Bm25Encoder())  # type: ignore[arg-type]
+    encoder = Bm25Encoder()
+    query = encoder.encode_query(state.query)
+    await feedback.apply(state, config, vectors=FeedbackStore(fail=True), encoder=encoder, query=query)  # type: ignore[arg-type]
 
     assert [h.id for h in state.channels["keyword"]] == ["a"]
     assert state.skipped == {"feedback": "The memory store is busy; try again shortly."}
@@ -98,7 +99,8 @@ async def test_feedback_off_makes_no_second_search() -> None:
     off = RecallConfig(feedback=0.0)
     state = first_round(off)
 
-    await feedback.apply(state, off, vectors=store, sparse=Bm25Encoder())  # type: ignore[arg-type]
+    encoder = Bm25Encoder()
+    await feedback.apply(state, off, vectors=store, encoder=encoder, query=encoder.encode_query(state.query))  # type: ignore[arg-type]
 
     assert store.asked == []
 

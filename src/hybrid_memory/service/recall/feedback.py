@@ -49,17 +49,23 @@ def seeds(state: RecallState, config: RecallConfig) -> list[str]:
 
 
 async def apply(
-    state: RecallState, config: RecallConfig, *, vectors: VectorStore, sparse: Bm25Encoder
+    state: RecallState,
+    config: RecallConfig,
+    *,
+    vectors: VectorStore,
+    encoder: Bm25Encoder,
+    query: SparseVector,
 ) -> None:
-    """Replace the keyword channels' rankings by those of the query widened with the seeds' words."""
+    """Replace the keyword channels' rankings by those of ``query`` (the first round's sparse query)
+    widened with the seeds' words."""
     wanted = [name for name in CHANNELS if name in state.channels] if config.feedback > 0 else []
     texts = seeds(state, config) if wanted else []
     if not texts:
         return
-    docs = [sparse.encode_document(t) for t in texts]
-    query = borrowed(sparse.encode_query(state.query), docs, weight=config.feedback, terms=TERMS)
+    docs = [encoder.encode_document(t) for t in texts]
+    widened = borrowed(query, docs, weight=config.feedback, terms=TERMS)
     searches = Searches(
-        keyword=query if "keyword" in wanted else None, context=query if "context" in wanted else None
+        keyword=widened if "keyword" in wanted else None, context=widened if "context" in wanted else None
     )
     try:
         with anyio.fail_after(config.timeout_s):

@@ -33,15 +33,11 @@ class Recaller:
             notes = channels.note_search(s, config, self._stores.graph)
             tg.start_soon(channels.gather, s, notes, config.timeout_s)
             dense = await self._query_vector(s, config)
-        searches = channels.searches(
-            s,
-            config,
-            vectors=self._stores.vectors,
-            dense=dense,
-            sparse=self._stores.indexer.sparse.encode_query(s.query),
-        )
+        encoder = self._stores.indexer.sparse
+        sparse = encoder.encode_query(s.query)
+        searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
         await channels.gather(s, searches, config.timeout_s)
-        await feedback.apply(s, config, vectors=self._stores.vectors, sparse=self._stores.indexer.sparse)
+        await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
         state.fuse(s, config)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._stores.graph, config)
