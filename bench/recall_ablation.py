@@ -1,6 +1,6 @@
 """Recall ablation on LoCoMo, in-process: each ranking mechanism on and off, tuning half beside held-out half.
 
-    python bench/recall_ablation.py [PATH] [--store DIR] [--variants NAME ...] [--out FILE.json]
+    python bench/recall_ablation.py [PATH] [--store DIR] [--variants NAME ...] [--depth] [--out FILE.json]
 
 Every conversation is remembered once (real model, Qdrant Edge, SQLite) into
 ``--store`` (kept between runs, so a second run only re-ranks), then every
@@ -9,6 +9,10 @@ question of categories 1-4 is asked through ``Recaller`` with each variant's
 (0, 2, 4, 6, 8 of locomo10.json), the held-out half the odd ones; weights were only
 ever chosen by the tuning half. ``hybrid-memory eval locomo`` over MCP stdio stays
 the number of record; this script is for comparing mechanisms quickly.
+
+``--depth`` asks for the first 120 results instead (so each channel gives 480
+candidates) and also prints the share of the evidence found in the first 1 ... 120:
+how much of it any reordering of the candidates could bring into the first ten.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from hybrid_memory.settings import load_settings
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = REPO.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 LIMIT = 20
+DEPTHS = (1, 5, 10, 20, 50, 80, 120)
 CATEGORIES = (1, 2, 3, 4)
 
 Variant = Callable[[RecallConfig], RecallConfig]
@@ -110,6 +115,12 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
+def depth(ranked: Sequence[str], evidence: Sequence[str]) -> dict[str, float]:
+    """The share of the evidence among the first k results, for each k of ``DEPTHS``."""
+    wanted = set(evidence)
+    return {f"R@{k}": len(wanted.intersection(ranked[:k])) / len(wanted) for k in DEPTHS}
+
+
 def metrics(ranked: Sequence[str], evidence: Sequence[str]) -> dict[str, float]:
     wanted = set(evidence)
     first = next((r for r, i in enumerate(ranked, 1) if i in wanted), None)
@@ -159,7 +170,7 @@ async def ingest(service: MemoryService, conv: Conversation, scope: Scope) -> No
 
 
 async def run_conversation(
-    conv: Conversation, store: Path, variants: dict[str, Variant]
+    conv: Conversation, store: Path, variants: dict[str, Variant], *, deep: bool = False
 ) -> dict[str, list[dict[str, Any]]]:
     settings = load_settings(
         data_dir=store / conv.id, project=conv.id, vector_backend="edge", graph_backend="sqlite"
@@ -188,10 +199,12 @@ async def run_conversation(
                     continue
                 carried = "carried" in name
                 floor = 0.1 if "min 0.1" in name else 0.0
-                options = RecallOptions(limit=LIMIT, context=carried, min_score=floor)
+                limit = DEPTHS[-1] if deep else LIMIT
+                options = RecallOptions(limit=limit, context=carried, min_score=floor)
                 found = await recaller.recall(scope, q.text, options)
                 ranked = [h.message_id or f"<{h.id}>" for h in found.results]
-                rows[name].append({"category": q.category, **metrics(ranked, q.evidence)})
+                scores = {**metrics(ranked, q.evidence), **(depth(ranked, q.evidence) if deep else {})}
+                rows[name].append({"category": q.category, **scores})
                 if carried:
                     groups = [_group(h) for h in found.results]
                     row = {"category": q.category, **metrics_carried(groups, q.evidence)}
@@ -203,6 +216,18 @@ async def run_conversation(
     return rows
 
 
+def print_depth(report: dict[str, Any]) -> None:
+    print()
+    print("| variant | half | questions | " + " | ".join(f"R@{k}" for k in DEPTHS) + " |")
+    print("|---|---|---|" + "---|" * len(DEPTHS))
+    for name, halves in report.items():
+        for half_name, m in halves.items():
+            for label, part in (("1-4", m), ("multi-hop", m["multi-hop"]), ("open-domain", m["open-domain"])):
+                if f"R@{DEPTHS[0]}" in part:
+                    cells = " | ".join(f"{part[f'R@{k}']:.3f}" for k in DEPTHS)
+                    print(f"| {name} | {half_name} | {label} | {cells} |")
+
+
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATASET)
@@ -210,6 +235,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--only", choices=["tune", "held-out"], help="one half only")
     parser.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
+    parser.add_argument("--depth", action="store_true", help="rank 120 and report R@1 ... R@120")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     dataset = load_locomo(args.path, conversations=args.conversations)
@@ -218,7 +244,7 @@ async def main(argv: list[str]) -> int:
     for index, conv in enumerate(dataset.conversations):
         if args.only and args.only != ("tune" if index % 2 == 0 else "held-out"):
             continue
-        per_variant = await run_conversation(conv, args.store, variants)
+        per_variant = await run_conversation(conv, args.store, variants, deep=args.depth)
         half = halves["tune" if index % 2 == 0 else "held-out"]
         for name, found in per_variant.items():
             half.setdefault(name, []).extend(found)
@@ -245,6 +271,8 @@ async def main(argv: list[str]) -> int:
                 f"| {name} | {half_name} | {m['R@10']:.3f} | {m['hit@1']:.3f} | {m['MRR']:.3f} | "
                 f"{m['nDCG@10']:.3f} | {multi['R@10']:.3f} | {open_domain['R@10']:.3f} |"
             )
+    if args.depth:
+        print_depth(report)
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))
     return 0
