@@ -90,10 +90,10 @@ class HashDocuments:
         return out
 
 
-def proc_status() -> dict[str, float]:
-    """VmRSS, VmHWM and the resident split (anonymous / file-backed maps) of this process, in MB."""
+def proc_status(pid: int | str = "self") -> dict[str, float]:
+    """VmRSS, VmHWM and the resident split (anonymous / file-backed maps) of a process (this one), in MB."""
     found: dict[str, float] = {}
-    with open("/proc/self/status", encoding="ascii") as status:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
         for line in status:
             key, _, value = line.partition(":")
             if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):

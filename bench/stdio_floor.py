@@ -35,6 +35,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from latency import QUERIES, SEED, _fill
+from scale import proc_status
 
 ANSWER_CHARS = 600
 """The floor server's answer: about the text of a five-hit recall."""
@@ -62,17 +63,6 @@ server.run("stdio")
 WARM_UP = 20
 
 
-def memory_mb(pid: int) -> dict[str, float]:
-    """Resident, anonymous, file-backed and peak resident memory of ``pid``, in MB (Linux ``/proc``)."""
-    wanted = {"VmRSS": "rss", "RssAnon": "anon", "RssFile": "file", "VmHWM": "peak"}
-    out: dict[str, float] = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in wanted:
-            out[wanted[key]] = int(value.split()[0]) / 1024
-    return out
-
-
 def child_pid(marker: str) -> int:
     """The newest process of ours whose command line holds ``marker``."""
     found = subprocess.run(["pgrep", "-n", "-f", marker], capture_output=True, text=True, check=True)
@@ -95,7 +85,7 @@ async def one_round(args: list[str], marker: str, env: dict[str, str], queries: 
                 raise RuntimeError(f"recall_memory failed: {result.content}")
             chars += sum(len(getattr(block, "text", "")) for block in result.content)
         client_cpu = (process_time() - cpu_before) / len(queries)
-        memory = memory_mb(child_pid(marker))
+        memory = proc_status(child_pid(marker))
     return {
         "p50_ms": statistics.median(seconds) * 1000,
         "p95_ms": statistics.quantiles(seconds, n=20)[-1] * 1000,
@@ -124,8 +114,8 @@ async def bench(store: Path, n_queries: int, rounds: int) -> None:
                 print(
                     f"round {round_} {name:<26} p50 {r['p50_ms']:6.2f} ms  p95 {r['p95_ms']:6.2f} ms  "
                     f"client CPU {r['client_cpu_ms']:.2f} ms/call  text {r['text_chars']:.0f} chars  "
-                    f"RSS {m['rss']:.0f} MB (anon {m['anon']:.0f} + file {m['file']:.0f}), "
-                    f"peak {m['peak']:.0f} MB",
+                    f"RSS {m['VmRSS']:.0f} MB (anon {m['RssAnon']:.0f} + file {m['RssFile']:.0f}), "
+                    f"peak {m['VmHWM']:.0f} MB",
                     flush=True,
                 )
     print("load average (1, 5, 15 min): before", load_before, "after", os.getloadavg())
