@@ -7,6 +7,7 @@ import ctypes
 import ctypes.util
 import logging
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -33,8 +34,12 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SHARD_DIR = "shard"
+TEMP_SEGMENTS_DIR = "temp_segments"
+"""Where Edge builds a segment during an optimize; what a finished build leaves there it moves out."""
 OPTIMIZE_AFTER_POINTS = 1000
 OPTIMIZE_IDLE_S = 2.0
+OPTIMIZE_UNDER_LOAD_S = 60.0
+"""A store written to without a pause builds its index anyway once it has waited this long."""
 CHECKPOINT_EVERY_S = 30.0
 """Edge's full flush runs when the store is idle, and at least this often under steady writes."""
 
@@ -55,6 +60,40 @@ def _release_freed_memory() -> None:
     (25-40 MB after building a 10k store's index)."""
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
+
+
+def _clear_interrupted_builds(temp_segments: Path) -> None:
+    """Remove what index builds cut short (a killed exit, ``kill -9``, a power cut) left behind.
+
+    Edge builds each optimized segment under ``temp_segments`` and moves it into place when
+    done, so anything there at open belongs to a build that never finished; the caller holds
+    the directory lock, so no build is running. Qdrant's server clears the same directory
+    when it loads a shard; Edge does not.
+    """
+    try:
+        leftovers = list(temp_segments.iterdir())
+    except FileNotFoundError:
+        return
+    if not leftovers:
+        return
+    size = sum(_allocated(entry) for entry in leftovers)
+    for entry in leftovers:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    logger.warning(
+        "removed %d leftovers of interrupted index builds from %s (%.1f MB)",
+        len(leftovers),
+        temp_segments,
+        size / 2**20,
+    )
+
+
+def _allocated(path: Path) -> int:
+    """Bytes allocated on disk under ``path`` (itself included), links not followed."""
+    entries = [path, *path.rglob("*")] if path.is_dir() and not path.is_symlink() else [path]
+    return sum(entry.lstat().st_blocks * 512 for entry in entries)
 
 
 def _edge_config(dimension: int) -> qe.EdgeConfig:
@@ -83,6 +122,7 @@ class EdgeHost:
         self._lock = threading.Lock()  # one Edge call at a time
         self._wake = threading.Condition()  # guards the optimizer's state below
         self._pending = 0  # points written since the last optimize
+        self._due_since = 0.0  # when the pending points last reached OPTIMIZE_AFTER_POINTS (or a build ended)
         self._unflushed = False  # written since Edge's last full flush (durable through the WAL sync)
         self._checkpointed = 0.0
         self._wal = WalSync(self._path / SHARD_DIR / "wal")
@@ -105,12 +145,17 @@ class EdgeHost:
         # The state of the shard left by the last run is unknown: check it at the first idle moment.
         self._pending = OPTIMIZE_AFTER_POINTS
         self._stopping = False
-        self._last_call = self._checkpointed = time.monotonic()
+        self._last_call = self._checkpointed = self._due_since = time.monotonic()
         self._optimizer = threading.Thread(target=self._optimize_loop, name="edge-optimizer", daemon=True)
         self._optimizer.start()
 
     async def close(self) -> None:
-        """Stop the optimizer (waiting out a running index build), optimize what is pending, unlock."""
+        """Stop the optimizer (waiting out a running index build), flush, unlock.
+
+        Nothing is optimized here: a client that closes the server expects it gone at once,
+        and a build cut short by its kill would be lost work and debris. What is pending is
+        built at the next start's first idle moment.
+        """
         if self._shard is None:
             return
         # Shielded: a close cut short would leave the shard open and the directory locked.
@@ -128,6 +173,7 @@ class EdgeHost:
         lock_fd = lock_directory(self._path)
         shard: qe.EdgeShard | None = None
         try:
+            _clear_interrupted_builds(self._path / SHARD_DIR / TEMP_SEGMENTS_DIR)
             shard = self._load_or_create(wanted)
             existing = shard.info().payload_schema
             for name in common.KEYWORD_INDEXES:
@@ -182,14 +228,8 @@ class EdgeHost:
             try:
                 if shard is not None:
                     try:
-                        if self._pending:
-                            started = time.monotonic()
-                            if shard.optimize():
-                                logger.info(
-                                    "optimized %s on close in %.1fs", self._path, time.monotonic() - started
-                                )
-                    finally:
                         shard.flush()
+                    finally:
                         shard.close()
             except Exception as exc:
                 raise BackendError(f"Closing the memory store at {self._path} failed: {exc}") from exc
@@ -229,6 +269,8 @@ class EdgeHost:
         """After an update: wait for its WAL sync (off the loop, GIL released), wake the optimizer."""
         await anyio.to_thread.run_sync(self._wal.commit)
         with self._wake:
+            if self._pending < OPTIMIZE_AFTER_POINTS <= self._pending + points:
+                self._due_since = time.monotonic()
             self._pending += points
             self._unflushed = True
             self._wake.notify_all()
@@ -237,23 +279,29 @@ class EdgeHost:
         while True:
             with self._wake:
                 while not self._stopping:
-                    if self._pending < OPTIMIZE_AFTER_POINTS and not self._unflushed:
+                    due = self._pending >= OPTIMIZE_AFTER_POINTS
+                    if not due and not self._unflushed:
                         self._wake.wait()
                         continue
                     now = time.monotonic()
                     idle_left = self._last_call + OPTIMIZE_IDLE_S - now
-                    # Under steady load the store is never idle: checkpoint now and then anyway.
-                    overdue_in = (
+                    # Under steady load the store is never idle: checkpoint and build now and then anyway.
+                    checkpoint_in = (
                         self._checkpointed + CHECKPOINT_EVERY_S - now if self._unflushed else idle_left
                     )
-                    if idle_left <= 0 or overdue_in <= 0:
+                    build_in = self._due_since + OPTIMIZE_UNDER_LOAD_S - now if due else idle_left
+                    wait = min(idle_left, checkpoint_in, build_in)
+                    if wait <= 0:
                         break
-                    self._wake.wait(min(idle_left, overdue_in))
+                    self._wake.wait(wait)
                 if self._stopping:
                     return
-                idle = self._last_call + OPTIMIZE_IDLE_S <= time.monotonic()
+                now = time.monotonic()
+                build = self._pending >= OPTIMIZE_AFTER_POINTS and (
+                    self._last_call + OPTIMIZE_IDLE_S <= now or self._due_since + OPTIMIZE_UNDER_LOAD_S <= now
+                )
             try:
-                if idle and self._pending >= OPTIMIZE_AFTER_POINTS:
+                if build:
                     self._optimize_sync(wait_s=None)
                 if self._unflushed:
                     self._checkpoint_sync()
@@ -276,6 +324,7 @@ class EdgeHost:
         finally:
             with self._wake:  # points written meanwhile stay pending; a failure waits for new ones
                 self._pending = max(0, self._pending - pending)
+                self._due_since = time.monotonic()
         if changed:
             _release_freed_memory()
             logger.info("optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started)
