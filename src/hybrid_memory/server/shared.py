@@ -22,9 +22,10 @@ import errno
 import fcntl
 import logging
 import os
+import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.abc
@@ -38,6 +39,7 @@ from mcp.shared.message import SessionMessage
 
 from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
+from hybrid_memory.server.stdin import StdinLines, claimed_stdin
 
 logger = logging.getLogger(__name__)
 
@@ -71,11 +73,21 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
             f"The data dir path {data_dir} is too long for its Unix socket ({SOCKET_NAME}); "
             "set HYBRID_MEMORY_DATA_DIR to a shorter path."
         )
-    async with stdio_server() as (client_in, client_out), anyio.create_task_group() as tg:
+    with claimed_stdin() as wire:
+        await _relay_stdio(server, data_dir, StdinLines(wire))
+
+
+async def _relay_stdio(server: MCPServer[Any], data_dir: Path, stdin: StdinLines) -> None:
+    # The SDK reads its stdin only with ``async for``, which StdinLines provides.
+    async with (
+        stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (client_in, client_out),
+        anyio.create_task_group() as tg,
+    ):
 
         async def connect() -> anyio.abc.ByteStream:
             return await _join_or_host(tg, server, data_dir)
 
+        tg.start_soon(_stop_on_sigterm, stdin)
         try:
             await Relay(client_in, client_out).run(connect)
         finally:
@@ -83,6 +95,18 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
             # The SDK's stdio transport ends only once its write stream is closed: without this
             # the process would outlive its client's EOF.
             await client_out.aclose()
+
+
+async def _stop_on_sigterm(stdin: StdinLines) -> None:
+    """SIGTERM ends the server as a closed stdin does: what is in flight is answered, the stores close.
+
+    A second SIGTERM finds the default handler back and ends the process at once.
+    """
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            logger.info("SIGTERM: answering what is in flight, then exiting")
+            stdin.close()
+            return
 
 
 async def _join_or_host(
