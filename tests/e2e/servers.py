@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -12,7 +13,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
 
 from tests.conftest import model_dir
 
@@ -27,6 +31,23 @@ INITIALIZE = {
     },
 }
 """A client's first message, raw, for tests that speak JSON-RPC without an MCP client."""
+
+
+async def send(process: Process, message: dict[str, Any]) -> None:
+    """One JSON-RPC message to a stdio server's stdin (``jsonrpc`` added), newline-delimited."""
+    assert process.stdin is not None
+    await process.stdin.send(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+
+async def handshake(process: Process) -> BufferedByteReceiveStream:
+    """Initialize a stdio server spoken to in raw JSON-RPC; its replies, to read line by line."""
+    assert process.stdout is not None
+    replies = BufferedByteReceiveStream(process.stdout)
+    await send(process, INITIALIZE)
+    assert json.loads(await replies.receive_until(b"\n", 1 << 20))["id"] == INITIALIZE["id"]
+    await send(process, {"method": "notifications/initialized"})
+    return replies
+
 
 READY = "listening on http://"
 """The line the server logs once its stores are open and its socket accepts."""

@@ -10,23 +10,15 @@ from typing import Any
 
 import anyio
 import pytest
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
-from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from tests.e2e.many_clients import ClientReport, lost_writes
-from tests.e2e.servers import serve_command, server_env
+from tests.e2e.servers import handshake, send, serve_command, server_env
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
 WRITES = 40
 KILL_AFTER = 15
 """Acknowledgements read before the kill; the other writes are in flight or not yet read."""
-
-
-async def send(process: Process, message: dict[str, Any]) -> None:
-    assert process.stdin is not None
-    await process.stdin.send(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
 
 
 def write_call(k: int) -> dict[str, Any]:
@@ -52,16 +44,7 @@ async def test_kill_9_mid_ingest_loses_no_acknowledged_write(tmp_path: Path) -> 
         async with await anyio.open_process(
             serve_command(), env=server_env(data_dir), stderr=subprocess.DEVNULL
         ) as server:
-            assert server.stdout is not None
-            replies = BufferedByteReceiveStream(server.stdout)
-            hello = {
-                "protocolVersion": LATEST_HANDSHAKE_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "0"},
-            }
-            await send(server, {"id": "init", "method": "initialize", "params": hello})
-            assert json.loads(await replies.receive_until(b"\n", 1 << 20))["id"] == "init"
-            await send(server, {"method": "notifications/initialized"})
+            replies = await handshake(server)
             for k in range(WRITES):
                 await send(server, write_call(k))
             while acknowledged.calls < KILL_AFTER:

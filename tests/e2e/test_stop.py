@@ -10,21 +10,14 @@ from typing import Any
 
 import anyio
 import pytest
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 from hybrid_memory.backends._edge_host import OPTIMIZE_AFTER_POINTS
 from tests.e2e.many_clients import ClientReport, lost_writes
-from tests.e2e.servers import INITIALIZE, serve_command, server_env
+from tests.e2e.servers import handshake, send, serve_command, server_env
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
 BATCH = 100
-
-
-async def send(process: Process, message: dict[str, Any]) -> None:
-    assert process.stdin is not None
-    await process.stdin.send(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
 
 
 async def test_closing_stdin_after_back_to_back_writes_builds_no_index_on_the_way_out(tmp_path: Path) -> None:
@@ -34,12 +27,8 @@ async def test_closing_stdin_after_back_to_back_writes_builds_no_index_on_the_wa
         async with await anyio.open_process(
             serve_command(), env=server_env(data_dir), stderr=stderr
         ) as server:
-            assert server.stdout is not None
             assert server.stdin is not None
-            replies = BufferedByteReceiveStream(server.stdout)
-            await send(server, INITIALIZE)
-            assert json.loads(await replies.receive_until(b"\n", 1 << 20))["id"] == 1
-            await send(server, {"method": "notifications/initialized"})
+            replies = await handshake(server)
             stored = 0
             for k in range(calls):
                 messages = [
@@ -74,11 +63,7 @@ async def test_sigterm_answers_what_is_in_flight_and_exits_cleanly(tmp_path: Pat
         async with await anyio.open_process(
             serve_command(), env=server_env(data_dir), stderr=subprocess.DEVNULL
         ) as server:
-            assert server.stdout is not None
-            replies = BufferedByteReceiveStream(server.stdout)
-            await send(server, INITIALIZE)
-            assert json.loads(await replies.receive_until(b"\n", 1 << 20))["id"] == 1
-            await send(server, {"method": "notifications/initialized"})
+            replies = await handshake(server)
             for k in range(calls):
                 messages = [{"role": "user", "id": "m", "content": f"Shelf {k} holds the blue binders."}]
                 params = {
