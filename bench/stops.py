@@ -1,6 +1,6 @@
 """What a stop costs: back-to-back writes over stdio, then stdin closed, cycle after cycle.
 
-    nice python bench/stops.py [--cycles 3] [--seconds 45] [--kill-after 2] [--out FILE]
+    nice python bench/stops.py [--cycles 3] [--seconds 45] [--kill-after 2] [--compare] [--out FILE]
 
 Each cycle starts ``hybrid-memory serve`` on one data dir, sends ``remember_thread`` calls
 of 100 LoCoMo turns back to back (each waits for its answer) for ``--seconds``, then closes
@@ -9,7 +9,9 @@ seconds after that, as the MCP SDK's stdio client does (2 s); without it the ben
 long as the server takes. After each cycle a fresh server opens the store, answers one
 recall and exits: its resident memory then is "memory after reopening". At the end: the
 ``temp_segments`` entries left in the store, its allocated size and the memories it holds.
-The model is the packaged one (or HYBRID_MEMORY_EMBEDDING_MODEL_PATH).
+With ``--compare`` the same calls, cycle by cycle, then go to a second store whose stops
+are waited out: the two stores' allocated size per memory and memory after reopening are
+compared. The model is the packaged one (or HYBRID_MEMORY_EMBEDDING_MODEL_PATH).
 """
 
 from __future__ import annotations
@@ -105,12 +107,13 @@ def temp_segments(data_dir: Path) -> list[str]:
 
 
 def cycle(
-    data_dir: Path, log: IO[bytes], texts: list[str], n: int, seconds: float, kill_after: float | None
+    data_dir: Path, log: IO[bytes], texts: list[str], n: int, plan: float | int, kill_after: float | None
 ) -> dict[str, Any]:
+    """One server's life: writes for ``plan`` seconds (a float) or calls (an int), then its stop."""
     server = Server(data_dir, log)
     stored = calls = 0
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + plan if isinstance(plan, float) else None
+    while calls < plan if deadline is None else time.monotonic() < deadline:
         start = (n * 1_000_003 + calls * BATCH) % (len(texts) - BATCH)
         messages = [
             {"role": "user" if i % 2 == 0 else "assistant", "content": text, "id": f"m{i}"}
@@ -136,36 +139,57 @@ def cycle(
     }
 
 
+def run(data_dir: Path, plans: list[float] | list[int], kill_after: float | None) -> dict[str, Any]:
+    """Cycles on one store; per cycle what it did, then the store's size and what it left behind."""
+    texts = turns()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    cycles = []
+    with (data_dir.parent / f"{data_dir.name}-servers.log").open("wb") as log:
+        for n, plan in enumerate(plans):
+            cycles.append(cycle(data_dir, log, texts, n, plan, kill_after))
+            print(json.dumps(cycles[-1]), file=sys.stderr)
+    stored = sum(c["stored"] for c in cycles)
+    size = disk(data_dir)
+    return {
+        "kill_after_s": kill_after,
+        "cycles": cycles,
+        "exit_s_max": max(c["exit_s"] for c in cycles),
+        "memories": stored,
+        "allocated_mb": round(size["allocated_mb"], 1),
+        "allocated_kb_per_memory": round(1024 * size["allocated_mb"] / max(stored, 1), 2),
+        "temp_segments_left": temp_segments(data_dir),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=45.0)
     parser.add_argument("--kill-after", type=float, default=None)
     parser.add_argument(
-        "--data-dir", type=Path, default=None, help="keep the store here (default: a temp dir)"
+        "--compare",
+        action="store_true",
+        help="then write the same calls to a second store, waiting out every stop, and compare the two",
     )
+    parser.add_argument("--data-dir", type=Path, help="keep the stores under here (default: a temp dir)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    texts = turns()
     with tempfile.TemporaryDirectory() as tmp:
-        data_dir = args.data_dir or Path(tmp) / "data"
-        data_dir.mkdir(parents=True, exist_ok=True)
-        with (Path(tmp) / "servers.log").open("wb") as log:
-            cycles = []
-            for n in range(args.cycles):
-                cycles.append(cycle(data_dir, log, texts, n, args.seconds, args.kill_after))
-                print(json.dumps(cycles[-1]), file=sys.stderr)
-        stored = sum(c["stored"] for c in cycles)
-        size = disk(data_dir)
-        result = {
-            "cycles": cycles,
-            "memories": stored,
-            "allocated_mb": round(size["allocated_mb"], 1),
-            "allocated_kb_per_memory": round(1024 * size["allocated_mb"] / max(stored, 1), 2),
-            "temp_segments_left": temp_segments(data_dir),
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-            "date": time.strftime("%Y-%m-%d"),
-        }
+        root = args.data_dir or Path(tmp)
+        result: dict[str, Any] = {"stops": run(root / "stops", [args.seconds] * args.cycles, args.kill_after)}
+        if args.compare:
+            plans = [c["calls"] for c in result["stops"]["cycles"]]
+            waited = result["waited"] = run(root / "waited", plans, None)
+            stops = result["stops"]
+            result["allocated_per_memory_ratio"] = round(
+                stops["allocated_kb_per_memory"] / waited["allocated_kb_per_memory"], 2
+            )
+            result["rss_after_reopen_ratio_by_cycle"] = [
+                round(a["rss_after_reopen_mb"] / b["rss_after_reopen_mb"], 3)
+                for a, b in zip(stops["cycles"], waited["cycles"], strict=True)
+            ]
+        result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        result["date"] = time.strftime("%Y-%m-%d")
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

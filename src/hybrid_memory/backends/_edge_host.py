@@ -38,6 +38,8 @@ TEMP_SEGMENTS_DIR = "temp_segments"
 """Where Edge builds a segment during an optimize; what a finished build leaves there it moves out."""
 OPTIMIZE_AFTER_POINTS = 1000
 OPTIMIZE_IDLE_S = 2.0
+OPEN_QUIET_S = 10.0
+"""What the last run left to build waits this long after open: a session's first calls come first."""
 OPTIMIZE_UNDER_LOAD_S = 60.0
 """A store written to without a pause builds its index anyway once it has waited this long."""
 CHECKPOINT_EVERY_S = 30.0
@@ -145,7 +147,9 @@ class EdgeHost:
         # The state of the shard left by the last run is unknown: check it at the first idle moment.
         self._pending = OPTIMIZE_AFTER_POINTS
         self._stopping = False
-        self._last_call = self._checkpointed = self._due_since = time.monotonic()
+        self._checkpointed = self._due_since = time.monotonic()
+        # Seen as a call ending then: the first idle moment comes OPEN_QUIET_S after open at the earliest.
+        self._last_call = self._checkpointed + OPEN_QUIET_S - OPTIMIZE_IDLE_S
         self._optimizer = threading.Thread(target=self._optimize_loop, name="edge-optimizer", daemon=True)
         self._optimizer.start()
 
