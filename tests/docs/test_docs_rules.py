@@ -65,3 +65,28 @@ def test_every_setting_the_docs_name_exists() -> None:
     }
     unknown = sorted(f"{path}: {name}" for path, name in named if name not in known)
     assert unknown == [], f"settings named in the docs that settings.py does not have: {unknown}"
+
+
+# Pages other changes add beside these; a link to one is checked once the page exists.
+WRITTEN_ELSEWHERE = {"docs/claude-code.md", "docs/cli.md", "docs/redaction.md"}
+LINK = re.compile(r"\]\((?!https?://)([^)#\s]*)(?:#([^)\s]+))?\)")
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's anchors for the headings of ``path``: lower case, punctuation dropped, spaces as dashes."""
+    headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_every_link_between_pages_resolves() -> None:
+    broken = []
+    for page in map(Path, _documentation()):
+        for target, anchor in LINK.findall(page.read_text(encoding="utf-8")):
+            path = (page.parent / target).resolve() if target else page
+            name = str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+            if not path.exists():
+                if name not in WRITTEN_ELSEWHERE:
+                    broken.append(f"{page.relative_to(REPO)}: {target}")
+            elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
+                broken.append(f"{page.relative_to(REPO)}: {target}#{anchor}")
+    assert broken == [], f"links to no page or no heading: {broken}"
