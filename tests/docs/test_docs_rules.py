@@ -90,3 +90,21 @@ def test_every_link_between_pages_resolves() -> None:
             elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
                 broken.append(f"{page.relative_to(REPO)}: {target}#{anchor}")
     assert broken == [], f"links to no page or no heading: {broken}"
+
+
+def _tool_names_in_table(path: Path) -> set[str]:
+    """Every tool a page's table names in its first column (``a(…)`` / ``b``, ``c``)."""
+    names: set[str] = set()
+    for row in re.findall(r"^\| (`[a-z_]+.*?) \|", path.read_text(encoding="utf-8"), re.MULTILINE):
+        names.update(re.findall(r"`([a-z_]+)[(`]", row))
+    return names
+
+
+def test_the_tool_tables_name_every_tool_the_server_lists() -> None:
+    from hybrid_memory.tools.registry import TOOLS
+
+    served = {spec.fn.__name__ for spec in TOOLS}
+    for page in (REPO / "README.md", REPO / "docs" / "tools.md"):
+        named = _tool_names_in_table(page)
+        assert named >= served, f"{page.name} does not describe the tools {sorted(served - named)}"
+        assert named <= served, f"{page.name} names tools the server lacks: {sorted(named - served)}"
