@@ -20,6 +20,7 @@ import pytest
 from tests.docs.blocks import REPO, Block, pages, shell_blocks
 
 BLOCK_TIMEOUT_S = 60
+_ENV = r"^(?:[A-Z_]+=\S+ )*(?:nice )?"  # a command's leading variables and nice
 
 NOT_RUNNABLE: dict[str, str] = {
     r"pip install|python3 -m venv": (
@@ -31,8 +32,8 @@ NOT_RUNNABLE: dict[str, str] = {
     r"^hybrid-memory serve(?! --transport http --port 99999)": (
         "serves until stopped; tests/e2e/test_transports.py runs it over stdio and HTTP"
     ),
-    r"^(nice )?python bench/": "a benchmark: minutes of CPU, some of it on the LoCoMo dataset",
-    r"^hybrid-memory eval locomo": (
+    rf"{_ENV}python bench/": "a benchmark: minutes of CPU, some of it on the LoCoMo dataset",
+    rf"{_ENV}hybrid-memory eval locomo": (
         "a benchmark over the whole LoCoMo dataset; tests/e2e/test_eval_smoke.py runs a slice"
     ),
     r"^pytest -m neo4j": (
