@@ -178,7 +178,9 @@ class RankingSettings(BaseSettings):
     """How many candidates each channel contributes before fusion."""
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Keyword feedback: the best hits' words join the query at this weight for a second keyword search
-    (0: off; a second store round: about 5 ms a query at 700 memories, 11 ms at 10k)."""
+    (0: off; it costs a second store round, see docs/recall.md).
+
+    About 5 ms a query at 700 memories, 11 ms at 10k."""
 
 
 class LifecycleSettings(BaseSettings):
