@@ -29,7 +29,7 @@ NOT_RUNNABLE: dict[str, str] = {
     r"^bash scripts/test\.sh": "runs the whole suite, this test included",
     r"^claude ": "needs Claude Code",
     r"docker compose": "needs a Docker engine",
-    r"^hybrid-memory serve(?! --transport http --port 99999)": (
+    rf"{_ENV}hybrid-memory serve(?! --transport http --port 99999)": (
         "serves until stopped; tests/e2e/test_transports.py runs it over stdio and HTTP"
     ),
     rf"{_ENV}python bench/": "a benchmark: minutes of CPU, some of it on the LoCoMo dataset",
