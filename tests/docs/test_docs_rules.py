@@ -108,3 +108,19 @@ def test_the_tool_tables_name_every_tool_the_server_lists() -> None:
         named = _tool_names_in_table(page)
         assert named >= served, f"{page.name} does not describe the tools {sorted(served - named)}"
         assert named <= served, f"{page.name} names tools the server lacks: {sorted(named - served)}"
+
+
+def test_every_argument_the_tools_page_names_is_a_real_argument() -> None:
+    import inspect
+
+    from hybrid_memory.tools.registry import TOOLS
+
+    arguments = {spec.fn.__name__: set(inspect.signature(spec.fn).parameters) for spec in TOOLS}
+    page = (REPO / "docs" / "tools.md").read_text(encoding="utf-8")
+    unknown = [
+        f"{tool}({name})"
+        for tool, listed in re.findall(r"`([a-z_]+)\(([^)]*)\)`", page)
+        for name in (part.split("=")[0].strip().rstrip("?") for part in listed.split(","))
+        if tool in arguments and name and name not in arguments[tool]  # prompts are checked by name only
+    ]
+    assert unknown == [], f"docs/tools.md names arguments the tools do not have: {unknown}"
