@@ -6,7 +6,7 @@ Each run starts the server as a child process over stdio with the same Python,
 sends ``initialize``, waits for its answer, sends ``notifications/initialized`` and
 stops the clock; the two servers alternate, so load on the machine falls on both.
 The minimal server is written below: ``MCPServer`` with one tool, nothing else.
-Prints the medians, their ratio (bar: 1.3) and the machine's load averages.
+Prints the medians, their ratio and the machine's load averages.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def main(argv: list[str]) -> int:
             f"{name:<20} wall median {medians[name] * 1000:6.0f} ms  min {min(values) * 1000:6.0f} ms"
             f"  CPU median {cpu_medians[name] * 1000:6.0f} ms"
         )
-    print(f"ratio wall {ratio:.2f} (bar 1.3), CPU {cpu_ratio:.2f}; runs {args.runs} each, interleaved")
+    print(f"ratio wall {ratio:.2f}, CPU {cpu_ratio:.2f}; runs {args.runs} each, interleaved")
     print("load average (1, 5, 15 min): before", load_before, "after", load_after)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

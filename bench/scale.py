@@ -7,8 +7,8 @@ The corpus is the synthetic chat of ``bench/latency.py`` (threads of 20 turns, s
 stored through ``remember_thread``. Queries are always embedded by the real model, so
 the recall floor (``embed_query`` + one dense search on the store) is what a user pays.
 
-``--documents model`` embeds the stored turns with the real model too (the numbers
-for the bars). ``--documents hash`` embeds them with a cheap deterministic stand-in
+``--documents model`` embeds the stored turns with the real model too (what a user
+pays). ``--documents hash`` embeds them with a cheap deterministic stand-in
 (a sum of per-word random unit vectors, same dimension and model name), so the store
 can be grown to 100k in minutes: the store's own cost curve (search, RSS, disk,
 reopen) does not depend on what the vectors mean; ranking quality does, and is not

@@ -2,8 +2,7 @@
 
     python bench/stdio_floor.py [--store DIR] [--queries 200] [--rounds 2]
 
-Issue 12 asks for recall over MCP stdio at 10k memories in at most 12 ms. This bench
-measures what any server written with the MCP Python SDK and this embedding model
+This bench measures what any server written with the MCP Python SDK and this embedding model
 pays before it searches anything: the *floor server* below is ``MCPServer`` with one
 tool, ``recall_memory(query)``, which embeds the query with the packaged model (the
 same ``build_embedder`` as ours) and returns a fixed text of a recall's size. The two

@@ -31,10 +31,15 @@ class EmbeddingSettings(BaseSettings):
     """``HYBRID_MEMORY_EMBEDDING_*``: which model turns text into vectors."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HYBRID_MEMORY_EMBEDDING_", extra="ignore", populate_by_name=True
+        env_prefix="HYBRID_MEMORY_EMBEDDING_",
+        extra="ignore",
+        populate_by_name=True,
+        use_attribute_docstrings=True,
     )
 
     provider: Literal["fastembed", "openai"] = "fastembed"
+    """``fastembed``: a local ONNX model (the packaged one by default); ``openai``: any OpenAI-compatible
+    embeddings API."""
     model: str = DEFAULT_MODEL
     """The packaged int8 model by default; any fastembed model by name (downloaded when first used)."""
     model_path: Path | None = None
@@ -46,15 +51,20 @@ class EmbeddingSettings(BaseSettings):
     api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("HYBRID_MEMORY_EMBEDDING_API_KEY", "OPENAI_API_KEY")
     )
+    """The key for the openai provider (not needed by a local server such as Ollama)."""
     dimension: int | None = Field(default=None, ge=1)
     """Required for the openai provider with a model whose dimension is not known in advance."""
     threads: int = Field(default=1, ge=1)
+    """ONNX runtime threads of the local model."""
     batch_size: int | None = Field(default=None, ge=1)
-    """Texts per model call. Default: 8 (small batches of like length waste little on padding), but
-    1 for the packaged int8 model: its activations are quantized per call, so a text's vector
-    would depend on the texts batched with it, and the same memory would embed differently
-    depending on how it arrived (remember_thread, import, a repair)."""
+    """Texts per model call; unset: 8, but 1 for the packaged int8 model.
+
+    Small batches of like length waste little on padding. The packaged int8 model quantizes its
+    activations per call, so a text's vector would depend on the texts batched with it, and the
+    same memory would embed differently depending on how it arrived (remember_thread, import, a
+    repair)."""
     timeout_s: float = Field(default=30.0, gt=0)
+    """The longest one openai embedding request may take, in seconds."""
 
     @model_validator(mode="after")
     def _check_provider(self) -> Self:
@@ -78,40 +88,54 @@ class EmbeddingSettings(BaseSettings):
 class QdrantSettings(BaseSettings):
     """``QDRANT_URL`` / ``QDRANT_API_KEY`` select and reach a Qdrant server."""
 
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, use_attribute_docstrings=True)
 
     url: str | None = Field(
         default=None, validation_alias=AliasChoices("QDRANT_URL", "HYBRID_MEMORY_QDRANT_URL")
     )
+    """A Qdrant server or cluster to keep memories in (``http://localhost:6333``); unset: the embedded Qdrant
+    Edge."""
     api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("QDRANT_API_KEY", "HYBRID_MEMORY_QDRANT_API_KEY")
     )
+    """The Qdrant server's API key, if it asks for one."""
     collection: str = Field(default="hybrid_memory", validation_alias="HYBRID_MEMORY_QDRANT_COLLECTION")
+    """The collection that holds the memories in a Qdrant server."""
     timeout_s: float = Field(default=10.0, gt=0, validation_alias="HYBRID_MEMORY_QDRANT_TIMEOUT")
+    """Seconds before a Qdrant server counts as unreachable."""
 
 
 class Neo4jSettings(BaseSettings):
     """``NEO4J_URI`` and friends select and reach a Neo4j server."""
 
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, use_attribute_docstrings=True)
 
     uri: str | None = Field(
         default=None, validation_alias=AliasChoices("NEO4J_URI", "HYBRID_MEMORY_NEO4J_URI")
     )
+    """A Neo4j server to keep the note graph in (``bolt://localhost:7687``); unset: the embedded SQLite
+    graph."""
     user: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_USER", "NEO4J_USERNAME"))
+    """The Neo4j user."""
     password: SecretStr | None = Field(default=None, validation_alias="NEO4J_PASSWORD")
+    """The Neo4j user's password."""
     database: str | None = Field(default=None, validation_alias="NEO4J_DATABASE")
+    """The Neo4j database; unset: the server's home database."""
     timeout_s: float = Field(default=10.0, gt=0, validation_alias="HYBRID_MEMORY_NEO4J_TIMEOUT")
+    """Seconds before a Neo4j server counts as unreachable."""
     dialect: Literal["neo4j", "arcadedb"] = Field(
         default="neo4j", validation_alias="HYBRID_MEMORY_NEO4J_DIALECT"
     )
-    """``arcadedb`` for ArcadeDB's Bolt server, whose Cypher differs in a few places (see the README)."""
+    """``arcadedb`` for ArcadeDB's Bolt server, whose Cypher differs in a few places (docs/arcadedb-
+    differences.md)."""
 
 
 class RankingSettings(BaseSettings):
     """``HYBRID_MEMORY_RANKING_*``: how the hybrid ranker weighs what the channels return."""
 
-    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_RANKING_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="HYBRID_MEMORY_RANKING_", extra="ignore", use_attribute_docstrings=True
+    )
 
     preset: Literal["hybrid", "keyword", "dense", "rrf", "calibrated"] = "hybrid"
     """The named recall configuration; each field below that is set overrides its part of it."""
@@ -119,13 +143,19 @@ class RankingSettings(BaseSettings):
     # The final mix. Relevance dominates: with recency at 0.3 a question about something
     # said three months ago lost a third of its evidence (LoCoMo, live clock, R@10 .72 -> .63).
     relevance_weight: float = Field(default=0.8, ge=0)
+    """Share of a hit's final score that comes from its fused relevance."""
     recency_weight: float = Field(default=0.1, ge=0)
+    """Share of the final score that comes from recency (newer scores higher)."""
     importance_weight: float = Field(default=0.1, ge=0)
+    """Share of the final score that comes from a memory's importance."""
     recency_half_life_days: float = Field(default=30.0, gt=0)
+    """Recency halves every this many days."""
 
     fusion: Literal["score", "rrf", "calibrated"] = "score"
-    """``score``: weighted sum of min-max normalised channel scores; ``rrf``: reciprocal-rank fusion."""
+    """``score``: weighted sum of min-max normalised channel scores; ``rrf``: reciprocal-rank fusion;
+    ``calibrated``: raw scores through fixed maps, so a score means the same in every query."""
     rrf_k: int = Field(default=60, ge=1)
+    """The k of reciprocal-rank fusion (used with ``fusion=rrf``)."""
     own_words_first: bool = True
     """A turn that matched through the turn before it stays below that turn."""
     keyword_weight: float = Field(default=0.35, ge=0)
@@ -133,6 +163,8 @@ class RankingSettings(BaseSettings):
     context_weight: float = Field(default=0.35, ge=0)
     """BM25 over a memory's text with the message before it."""
     dense_weight: float = Field(default=0.3, ge=0)
+    """Cosine similarity of the query's vector and a memory's (its text with the tail of the message before
+    it)."""
     graph_weight: float = Field(default=0.35, ge=0)
     """Full-text search over notes in the graph store."""
     neighbour_weight: float = Field(default=0.3, ge=0)
@@ -146,7 +178,9 @@ class RankingSettings(BaseSettings):
     """How many candidates each channel contributes before fusion."""
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Keyword feedback: the best hits' words join the query at this weight for a second keyword search
-    (0: off; a second store round: about 5 ms a query at 700 memories, 11 ms at 10k)."""
+    (0: off; it costs a second store round, see docs/recall.md).
+
+    About 5 ms a query at 700 memories, 11 ms at 10k."""
 
 
 class LifecycleSettings(BaseSettings):
@@ -157,14 +191,16 @@ class LifecycleSettings(BaseSettings):
     ``_SUMMARY_API_KEY``, ``_SUMMARY_TIMEOUT_S``, ``_THREAD_SUMMARY_MIN_MESSAGES``.
     """
 
-    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="HYBRID_MEMORY_", extra="ignore", use_attribute_docstrings=True
+    )
 
     max_items: int | None = Field(default=None, ge=1)
-    """Most memories (messages, notes, summaries, tasks) a project keeps; None: no limit."""
+    """Most memories (messages, notes, summaries, tasks) a project keeps; unset: no limit."""
     max_tokens: int | None = Field(default=None, ge=1)
-    """Most tokens (embedding-model tokens) a project's memories hold together; None: no limit."""
+    """Most tokens (embedding-model tokens) a project's memories hold together; unset: no limit."""
     ttl_days: float | None = Field(default=None, gt=0)
-    """With eviction_policy=ttl: memories older than this are evicted."""
+    """With ``HYBRID_MEMORY_EVICTION_POLICY=ttl``: memories older than this are evicted."""
     eviction_policy: Literal["lru", "fifo", "ttl"] = "lru"
     """Which memories go first when over a limit: least recently used, oldest, or expired then oldest."""
     summarize_on_evict: bool = True
@@ -178,6 +214,7 @@ class LifecycleSettings(BaseSettings):
     summary_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("HYBRID_MEMORY_SUMMARY_API_KEY", "OPENAI_API_KEY")
     )
+    """The summary model's key (needed for OpenAI itself, not for a local server)."""
     summary_timeout_s: float = Field(default=30.0, gt=0)
     """The longest a summary request may take; then the extractive summary is used."""
     thread_summary_min_messages: int = Field(default=0, ge=0)
@@ -234,12 +271,17 @@ class HttpSettings(BaseSettings):
     server listens beyond loopback; DNS-rebinding protection is on for every bind.
     """
 
-    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_HTTP_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="HYBRID_MEMORY_HTTP_", extra="ignore", use_attribute_docstrings=True
+    )
 
     host: str = "127.0.0.1"
+    """Where ``serve --transport http`` listens (``--host`` wins); beyond loopback a token is required."""
     port: int = Field(default=8765, ge=1, le=65535)
+    """The HTTP port (``--port`` wins)."""
     token: SecretStr | None = None
-    """The bearer token clients send as ``Authorization: Bearer <token>``."""
+    """The bearer token clients send as ``Authorization: Bearer <token>`` (16 characters or more); required
+    beyond loopback."""
     token_file: Path | None = None
     """A file whose first line is the token (a Docker or Kubernetes secret); read once at start."""
     allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -303,31 +345,49 @@ class HttpSettings(BaseSettings):
 class Settings(BaseSettings):
     """``HYBRID_MEMORY_*``: the whole configuration."""
 
-    model_config = SettingsConfigDict(env_prefix="HYBRID_MEMORY_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="HYBRID_MEMORY_", extra="ignore", use_attribute_docstrings=True
+    )
 
     data_dir: Path = Field(default_factory=_default_data_dir)
+    """Where the embedded stores live; default: the user data directory (``~/.local/share/mcp-hybrid-memory``
+    on Linux)."""
     project: str | None = None
     """Project scope; when unset, the client's first MCP root names it, else ``default``."""
     user: str = "default"
+    """User scope: every stored item carries it and every query is filtered by it."""
     vector_backend: Literal["edge", "qdrant"] | None = None
-    """None: ``qdrant`` when QDRANT_URL is set, else the embedded ``edge``."""
+    """Which vector store; unset: ``qdrant`` when QDRANT_URL is set, else the embedded ``edge``."""
     graph_backend: Literal["sqlite", "neo4j"] | None = None
-    """None: ``neo4j`` when NEO4J_URI is set, else the embedded ``sqlite``."""
+    """Which graph store; unset: ``neo4j`` when NEO4J_URI is set, else the embedded ``sqlite``."""
     chunk_tokens: int = Field(default=256, ge=16, le=8192)
+    """A message longer than this many tokens is stored as overlapping chunks."""
     chunk_overlap_tokens: int = Field(default=32, ge=0)
+    """Tokens two neighbouring chunks of a message share."""
     max_content_chars: int = Field(default=100_000, ge=1)
+    """The longest message, note or task text accepted."""
     max_messages: int = Field(default=2_000, ge=1)
+    """Most messages one ``remember_thread`` call takes (send a longer thread in parts)."""
     backend_timeout_s: float = Field(default=10.0, gt=0)
+    """The longest an embedded store call, or a recall's graph channels, may take; a skipped channel is named
+    in ``skipped_channels``."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    """Logs go to stderr, and to clients that asked with ``logging/setLevel``."""
     tools: Literal["all", "core"] = "all"
     """``core``: recall_memory, read_memory, remember_thread, create_note, create_link, get_linked_notes."""
 
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    """Embedding model"""
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    """Qdrant server"""
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    """Neo4j server"""
     ranking: RankingSettings = Field(default_factory=RankingSettings)
+    """Recall ranking"""
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    """Limits, eviction and retention"""
     http: HttpSettings = Field(default_factory=HttpSettings)
+    """HTTP transport"""
 
     @model_validator(mode="after")
     def _check(self) -> Self:
