@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from pydantic import ValidationError
 
@@ -311,6 +313,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
         from hybrid_memory.server.shared import serve_stdio
 
         anyio.run(serve_stdio, server, settings.data_dir)
+    _exit_without_teardown()
+
+
+def _exit_without_teardown() -> NoReturn:
+    """End a server that has stopped: its stores are closed and its answers written.
+
+    The interpreter's own teardown (freeing the model and every object) would add about
+    half a second to each stop for nothing.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(OK)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
