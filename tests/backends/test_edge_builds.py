@@ -127,3 +127,23 @@ async def test_a_store_written_without_pause_still_builds_its_index(
         assert await store.count(scoped()) == written
     finally:
         await store.close()
+
+
+async def test_an_idle_time_build_waits_while_a_request_is_being_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_edge_host, "OPTIMIZE_IDLE_S", 0.2)
+    monkeypatch.setattr(_edge_host, "OPEN_QUIET_S", 0.2)
+    store = EdgeVectorStore(tmp_path / "vectors", timeout_s=60)
+    await store.open(dimension=DIMENSION, model=MODEL)
+    try:
+        with store.in_use():  # a request that writes, then computes for a while
+            for first in range(0, POINTS, BATCH):
+                await store.upsert(records(first, BATCH))
+            await anyio.sleep(10 * _edge_host.OPTIMIZE_IDLE_S)
+            assert await dense_indexed(store) == 0
+        with anyio.fail_after(300):  # served: the build follows once the store has been idle
+            while await dense_indexed(store) == 0:  # noqa: ASYNC110 - the store signals nothing; poll it
+                await anyio.sleep(0.1)
+    finally:
+        await store.close()

@@ -10,7 +10,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -130,6 +130,7 @@ class EdgeHost:
         self._wal = WalSync(self._path / SHARD_DIR / "wal")
         self._stopping = False
         self._last_call = 0.0
+        self._in_flight = 0  # requests being served (in_use): the store is not idle while any is
         self._optimizer: threading.Thread | None = None
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -242,6 +243,19 @@ class EdgeHost:
                     os.close(self._lock_fd)
                     self._lock_fd = None
 
+    @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Held while a request is served: an idle-time build waits until none is."""
+        with self._wake:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._wake:
+                self._in_flight -= 1
+                self._last_call = max(self._last_call, time.monotonic())
+                self._wake.notify_all()
+
     # --- every Edge call goes through here --------------------------------------------------------
 
     def _locked(self, fn: Callable[[qe.EdgeShard], T], *, wait_s: float | None) -> T:
@@ -288,7 +302,9 @@ class EdgeHost:
                         self._wake.wait()
                         continue
                     now = time.monotonic()
-                    idle_left = self._last_call + OPTIMIZE_IDLE_S - now
+                    idle_left = (
+                        OPTIMIZE_IDLE_S if self._in_flight else self._last_call + OPTIMIZE_IDLE_S - now
+                    )
                     # Under steady load the store is never idle: checkpoint and build now and then anyway.
                     checkpoint_in = (
                         self._checkpointed + CHECKPOINT_EVERY_S - now if self._unflushed else idle_left
@@ -301,8 +317,9 @@ class EdgeHost:
                 if self._stopping:
                     return
                 now = time.monotonic()
+                idle = not self._in_flight and self._last_call + OPTIMIZE_IDLE_S <= now
                 build = self._pending >= OPTIMIZE_AFTER_POINTS and (
-                    self._last_call + OPTIMIZE_IDLE_S <= now or self._due_since + OPTIMIZE_UNDER_LOAD_S <= now
+                    idle or self._due_since + OPTIMIZE_UNDER_LOAD_S <= now
                 )
             try:
                 if build:

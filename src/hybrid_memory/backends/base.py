@@ -7,6 +7,7 @@ filter) and every implementation applies it, so no query can cross projects.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from hybrid_memory.models import (
@@ -43,6 +44,11 @@ class VectorStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    def in_use(self) -> AbstractContextManager[None]:
+        """Held while a request is being served: the store's own background work (an embedded
+        store's index build) waits for a quiet moment rather than holding the request up."""
+        ...
 
     async def upsert(self, records: Sequence[MemoryRecord]) -> None:
         """Insert or replace by ``memory.id``. Durable when it returns."""

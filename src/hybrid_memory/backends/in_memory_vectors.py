@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -112,6 +113,10 @@ class InMemoryVectorStore:
             )
         self._data.identity = wanted
         self._dimension = dimension
+
+    def in_use(self) -> AbstractContextManager[None]:
+        """Nothing to hold back: this store does no background work of its own."""
+        return nullcontext()
 
     async def close(self) -> None:
         self._dimension = None

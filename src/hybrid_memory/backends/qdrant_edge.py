@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import qdrant_edge as qe
@@ -102,8 +103,11 @@ class EdgeVectorStore:
         await self._host.open(dimension=dimension, model=model)
         self._dimension = dimension
 
+    def in_use(self) -> AbstractContextManager[None]:
+        return self._host.in_use()
+
     async def close(self) -> None:
-        """Stop the optimizer (waiting out a running index build), optimize what is pending, unlock."""
+        """Stop the background work (waiting out a running index build), flush, unlock."""
         await self._host.close()
         self._cache.clear()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from functools import partial
 
@@ -99,6 +100,10 @@ class QdrantServerVectorStore:
         """
         await self._host.open(dimension=dimension, model=model)
         self._dimension = dimension
+
+    def in_use(self) -> AbstractContextManager[None]:
+        """Nothing to hold back: the server schedules its own optimizations."""
+        return nullcontext()
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
@@ -78,6 +79,9 @@ class Reconnecting:
     async def close(self) -> None:
         if self._open:
             await self._store.close()
+
+    def in_use(self) -> AbstractContextManager[None]:
+        return cast("AbstractContextManager[None]", self._store.in_use())
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._store, name)

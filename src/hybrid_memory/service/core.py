@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
@@ -85,6 +86,10 @@ class MemoryService:
         self.knowledge = Knowledge(settings.lifecycle, stores)
 
     # --- threads ---------------------------------------------------------------------
+
+    def in_use(self) -> AbstractContextManager[None]:
+        """Hold while serving a request: the stores' background work waits for a quiet moment."""
+        return self._stores.vectors.in_use()
 
     async def plan_thread(self, scope: Scope, draft: ThreadDraft) -> DryRun[ThreadPlan]:
         """Dry run of remember_thread: its prepared memories and what its eviction would summarise."""

@@ -11,6 +11,7 @@ Writes, repair and cleanup use the store itself: they must see what has expired.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import timedelta
 
 from hybrid_memory.backends.base import SearchResults, VectorStore
@@ -54,6 +55,9 @@ class LiveVectors:
 
     async def close(self) -> None:
         await self._store.close()
+
+    def in_use(self) -> AbstractContextManager[None]:
+        return self._store.in_use()
 
     async def upsert(self, records: Sequence[MemoryRecord]) -> None:
         await self._store.upsert(records)

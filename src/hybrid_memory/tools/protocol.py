@@ -108,6 +108,11 @@ class ProtocolMiddleware:
             return await call_next(ctx)
         if ctx.method in NEEDS_STORES and isinstance(ctx.lifespan_context, AppContext):
             await ctx.lifespan_context.ready()
+            with ctx.lifespan_context.service.in_use():
+                return await self._handle(ctx, call_next)
+        return await self._handle(ctx, call_next)
+
+    async def _handle(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         # 2026-07-28 clients opt in per request in _meta; earlier ones once, with logging/setLevel.
         asked = (ctx.meta or {}).get(LOG_LEVEL_META_KEY)
         level: LoggingLevel | None = asked if asked in LEVELS else _connection_state(ctx).get(_LEVEL_KEY)
