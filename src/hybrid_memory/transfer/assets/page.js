@@ -22,5 +22,6 @@
   document.getElementById('fit').addEventListener('click', () => graph.fit());
   addEventListener('resize', () => graph.redraw());
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+  document.body.dataset.renderedAt = String(Math.round(performance.now()));
   document.body.dataset.rendered = String(graph.nodeCount);
 })();
