@@ -27,8 +27,11 @@ needs_chromium = pytest.mark.skipif(
 
 
 @asynccontextmanager
-async def chromium_page() -> AsyncIterator[Any]:
-    """A fresh page in a headless Chromium, closed on exit; page errors fail the test."""
+async def chromium_page(expected: tuple[str, ...] = ()) -> AsyncIterator[Any]:
+    """A fresh page in a headless Chromium, closed on exit; page errors fail the test.
+
+    So do errors on its console, but for those containing one of the ``expected`` strings.
+    """
     playwright = pytest.importorskip("playwright.async_api")
     assert BROWSER is not None
     errors: list[str] = []
@@ -37,7 +40,14 @@ async def chromium_page() -> AsyncIterator[Any]:
         try:
             page = await browser.new_page(viewport=WINDOW)
             page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            page.on(
+                "console",
+                lambda msg: (
+                    errors.append(msg.text)
+                    if msg.type == "error" and not any(e in msg.text for e in expected)
+                    else None
+                ),
+            )
             page.set_default_timeout(60_000)
             yield page
         finally:

@@ -174,8 +174,9 @@
     $('auth').hidden = true;
     document.querySelector('main').hidden = false;
     report(null);
-    start().catch(report);
+    start().then(ready, report);
   });
+  const ready = () => { document.body.dataset.ready = 'true'; };
   HMGraph.legend($('legend'));
-  start().then(() => { document.body.dataset.ready = 'true'; }, report);
+  start().then(ready, report);
 })();
