@@ -135,7 +135,7 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-class _Uvicorn(uvicorn.Server):
+class Uvicorn(uvicorn.Server):
     """Uvicorn re-raises SIGTERM/SIGINT once it has stopped; here the stores still have to close first."""
 
     @contextlib.contextmanager
@@ -182,4 +182,4 @@ async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str)
             )
             if running is not None:
                 logger.info("memory viewer (read-only) on http://%s:%d/viewer", http.host, http.port)
-            await _Uvicorn(config).serve(sockets=[sock])
+            await Uvicorn(config).serve(sockets=[sock])

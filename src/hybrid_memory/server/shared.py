@@ -7,7 +7,9 @@ socket ``serve.sock`` beside it (mode 0600, only its user can connect). The firs
 server to find no host becomes it, in-process, and relays to itself like any other.
 
 Each connection is its own MCP session on the host, so a client's roots (its project),
-sampling and logging stay its own, exactly as with a server of its own.
+sampling and logging stay its own, exactly as with a server of its own. The host also serves
+the read-only memory viewer on ``view.sock`` (:mod:`hybrid_memory.viewer.hosted`), which
+``hybrid-memory view`` puts on loopback.
 
 When the host exits (its own client left, or it was killed) every relay sees its
 connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
@@ -74,7 +76,7 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
     async with stdio_server() as (client_in, client_out), anyio.create_task_group() as tg:
 
         async def connect() -> anyio.abc.ByteStream:
-            return await _join_or_host(tg, server, data_dir)
+            return await join_or_host(tg, server, data_dir)
 
         try:
             await Relay(client_in, client_out).run(connect)
@@ -85,9 +87,10 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
             await client_out.aclose()
 
 
-async def _join_or_host(
+async def join_or_host(
     tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path
 ) -> anyio.abc.ByteStream:
+    """A connection to the data dir's host; with none, ``server`` becomes it in ``tg`` (until cancelled)."""
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + JOIN_TIMEOUT_S
     while True:
@@ -139,7 +142,10 @@ async def _host(
             listener = await anyio.create_unix_listener(socket_path, mode=0o600)
             logger.debug("hosting the memory store for every stdio server on %s", socket_path)
             task_status.started()
-            async with listener:
+            async with listener, anyio.create_task_group() as tg:
+                running = getattr(server, "running", None)
+                if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
+                    tg.start_soon(_serve_viewer, data_dir, running)
 
                 async def session(stream: anyio.abc.SocketStream) -> None:
                     await _serve_session(lowlevel, state, stream)
@@ -147,6 +153,12 @@ async def _host(
                 await listener.serve(session)
     finally:
         os.close(lock_fd)
+
+
+async def _serve_viewer(data_dir: Path, running: Any) -> None:
+    from hybrid_memory.viewer.hosted import serve_viewer_socket  # web modules: after the handshake
+
+    await serve_viewer_socket(data_dir, running)
 
 
 async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:
