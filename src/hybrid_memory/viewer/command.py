@@ -117,7 +117,10 @@ async def run_view(settings: Settings, port: int) -> None:
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.root.level))
     sock = bind("127.0.0.1", port)
     with sock:
-        http = HttpSettings(host="127.0.0.1", port=sock.getsockname()[1])
+        # Loopback names only: the HTTP server's allow-lists and token (environment) are not this one's.
+        http = HttpSettings(
+            host="127.0.0.1", port=sock.getsockname()[1], token=None, allowed_hosts=[], allowed_origins=[]
+        )
         token = secrets.token_urlsafe(32)
         async with anyio.create_task_group() as tg:
             connection = await join_or_host(tg, build_server(settings), settings.data_dir)

@@ -39,7 +39,9 @@ class ViewerSource:
     async def projects(self) -> dict[str, Any]:
         app, scope = await self._open(None)
         found = await app.service.projects()
-        return {"projects": sorted({*found, scope.project}), "default": scope.project}
+        # A stdio host's configured project is often "default" while its clients' roots filled others.
+        default = scope.project if scope.project in found or not found else found[0]
+        return {"projects": sorted({*found, default}), "default": default}
 
     async def threads(self, project: str | None, offset: int, limit: int) -> dict[str, Any]:
         app, scope = await self._open(project)
