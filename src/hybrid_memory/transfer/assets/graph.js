@@ -201,35 +201,41 @@ const HMGraph = (() => {
       placeLabels(w, h);
     }
 
-    // Greedy label placement in screen pixels: captions first, then search hits, the selected
-    // note and the most linked notes; a label shows only where it overlaps nothing placed.
+    // Greedy label placement in screen pixels: captions first, then the selected note, search
+    // hits, each cluster's most linked note, then the others by links; a label shows only where
+    // it overlaps no other label. Only the first three kinds may cover other notes' discs: a
+    // hub sits amid its cluster, and its label names what the cluster is about.
+    const hubs = new Set(groups.filter(g => g.key).map(g => g.members.reduce((a, b) => (b.degree > a.degree ? b : a))));
+    measure.font = CAPTION;  // a hub's label is bold: measured so
+    for (const n of hubs) { n.width = measure.measureText(n.text).width; n.label.classList.add('hub'); }
     function placeLabels(w, h) {
-      const grid = boxGrid(64), inView = b => b.x0 >= 0 && b.y0 >= 0 && b.x1 <= w && b.y1 <= h;
+      const discs = boxGrid(64), placed = boxGrid(64);
+      const inView = b => b.x0 >= 0 && b.y0 >= 0 && b.x1 <= w && b.y1 <= h;
       for (const n of nodes) {
         const r = screenR(n), x = sx(n), y = sy(n);
-        grid.add({x0: x - r, y0: y - r, x1: x + r, y1: y + r});
+        discs.add({x0: x - r, y0: y - r, x1: x + r, y1: y + r});
       }
       for (const g of groups) {
         const cx = g.x * view.k + view.x, top = (g.y - g.r) * view.k + view.y;
         const b = {x0: cx - g.width / 2, y0: top - LINE_PX - 2, x1: cx + g.width / 2, y1: top - 2};
-        const show = g.members.length > 1 && inView(b) && !grid.hits(b);
+        const show = g.members.length > 1 && inView(b) && !discs.hits(b) && !placed.hits(b);
         g.label.style.display = show ? '' : 'none';
-        if (show) { grid.add(b); g.label.setAttribute('x', b.x0); g.label.setAttribute('y', b.y0 + BASELINE_PX); }
+        if (show) { placed.add(b); g.label.setAttribute('x', b.x0); g.label.setAttribute('y', b.y0 + BASELINE_PX); }
       }
-      const rank = n => (n === selected ? 0 : hits && hits.has(n) ? 1 : 2);
+      const rank = n => (n === selected ? 0 : hits && hits.has(n) ? 1 : hubs.has(n) ? 2 : 3);
       const order = nodes.filter(n => !hits || hits.has(n) || n === selected)
         .sort((a, b) => rank(a) - rank(b) || b.degree - a.degree || (a.id < b.id ? -1 : 1));
       const shown = new Set();
       for (const n of order) {
-        const r = screenR(n), x = sx(n), y = sy(n), tw = n.width, th = LINE_PX;
+        const r = screenR(n), x = sx(n), y = sy(n), tw = n.width, th = LINE_PX, overDiscs = rank(n) < 3;
         const spots = [
           {x0: x + r + 3, y0: y - th / 2}, {x0: x - r - 3 - tw, y0: y - th / 2},
           {x0: x - tw / 2, y0: y - r - 2 - th}, {x0: x - tw / 2, y0: y + r + 2},
         ];
         for (const s of spots) {
           const b = {x0: s.x0, y0: s.y0, x1: s.x0 + tw, y1: s.y0 + th};
-          if (!inView(b) || grid.hits(b)) continue;
-          grid.add(b); shown.add(n);
+          if (!inView(b) || placed.hits(b) || (!overDiscs && discs.hits(b))) continue;
+          placed.add(b); shown.add(n);
           n.label.setAttribute('x', b.x0.toFixed(1)); n.label.setAttribute('y', (b.y0 + BASELINE_PX).toFixed(1));
           break;
         }
