@@ -57,8 +57,11 @@ async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[Ap
     path = data_dir / VIEW_SOCKET_NAME
     try:
         await running()  # the stores are open
+    except Exception:
+        return  # they could not open: the server stops and says why, in one line of its own
+    try:
         sock = _listen(path)
-    except Exception as exc:
+    except OSError as exc:
         logger.warning("memory viewer not served on %s: %s", path, exc)
         return
     config = uvicorn.Config(
