@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refresh the d3-force files the graph page inlines from the versions pinned in package-lock.json.
-# Usage: bash tools/graph-layout/vendor.sh   (then run tests/transfer/test_vendored_layout.py)
+# Usage: bash tools/graph-layout/vendor.sh   (then run tests/unit/test_vendored_layout.py)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 dest="$here/../../src/hybrid_memory/transfer/vendor"
