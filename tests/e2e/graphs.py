@@ -51,5 +51,5 @@ def sizes_summing_to(total: int, *, seed: int = 7) -> list[int]:
     rng = random.Random(seed)
     sizes: list[int] = []
     while sum(sizes) < total:
-        sizes.append(min(total - sum(sizes), max(2, int(rng.paretovariate(1.2) * 4))))
-    return [min(s, 60) for s in sizes]
+        sizes.append(min(total - sum(sizes), 60, max(2, int(rng.paretovariate(1.2) * 4))))
+    return sizes

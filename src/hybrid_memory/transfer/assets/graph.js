@@ -42,7 +42,10 @@ const HMGraph = (() => {
       .force('collide', d3.forceCollide(n => radius(n) + SPACING / 3))
       .force('x', d3.forceX(0).strength(0.08)).force('y', d3.forceY(0).strength(0.08))
       .stop();
-    const ticks = members.length > 500 ? 120 : 300;
+    // Cooling in fewer steps than d3's default 300: from its phyllotaxis start a cluster settles
+    // well within them, and 2,000 notes must lay out in a moment on a slow machine.
+    const ticks = members.length > 500 ? 100 : 150;
+    sim.alphaDecay(1 - Math.pow(sim.alphaMin(), 1 / ticks));
     for (let i = 0; i < ticks; i++) sim.tick();
     const cx = members.reduce((s, n) => s + n.x, 0) / members.length;
     const cy = members.reduce((s, n) => s + n.y, 0) / members.length;
@@ -63,12 +66,19 @@ const HMGraph = (() => {
       .force('link', d3.forceLink(between).distance(l => l.source.r + l.target.r + GAP).strength(0.2))
       .force('x', d3.forceX(0).strength(0.04 / aspect)).force('y', d3.forceY(0).strength(0.04 * aspect))
       .stop();
-    for (let i = 0; i < 300; i++) sim.tick();
-    // The collide force is soft: push apart what still overlaps, biggest first.
-    for (let round = 0; round < 50; round++) {
+    const ticks = 200;
+    sim.alphaDecay(1 - Math.pow(sim.alphaMin(), 1 / ticks));
+    for (let i = 0; i < ticks; i++) sim.tick();
+    // The collide force is soft: push apart what still overlaps, sweeping along x so that only
+    // circles that can touch are compared.
+    const widest = Math.max(...groups.map(g => g.r));
+    for (let round = 0; round < 100; round++) {
       let moved = false;
-      for (let i = 0; i < groups.length; i++) for (let j = i + 1; j < groups.length; j++) {
-        const a = groups[i], b = groups[j], need = a.r + b.r + GAP / 2;
+      const byX = [...groups].sort((a, b) => a.x - b.x);
+      for (let i = 0; i < byX.length; i++) for (let j = i + 1; j < byX.length; j++) {
+        const a = byX[i], b = byX[j];
+        if (b.x - a.x > a.r + widest + GAP / 2) break;
+        const need = a.r + b.r + GAP / 2;
         let dx = b.x - a.x, dy = b.y - a.y, d = Math.hypot(dx, dy);
         if (d >= need) continue;
         if (d < 1e-6) { dx = 1; dy = 0; d = 1; }
@@ -116,9 +126,10 @@ const HMGraph = (() => {
       return out;
     };
     return {
-      hits(b) {
+      // Whether ``b`` overlaps a placed box; boxes owned by ``except`` do not count.
+      hits(b, except) {
         for (const k of keys(b)) for (const o of cells.get(k) || [])
-          if (b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1) return true;
+          if ((except === undefined || o.owner !== except) && b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1) return true;
         return false;
       },
       add(b) { for (const k of keys(b)) { if (!cells.has(k)) cells.set(k, []); cells.get(k).push(b); } },
@@ -136,7 +147,9 @@ const HMGraph = (() => {
     for (const l of links) { l.source.links.push(l); l.target.links.push(l); }
     const size = () => [svg.clientWidth || 800, svg.clientHeight || 600];
     const [w0, h0] = size();
+    const started = performance.now();
     const groups = layout(nodes, links, data.clusters || [], w0 / h0);
+    const layoutMs = performance.now() - started;
 
     svg.textContent = '';
     const hullLayer = el('g', {class: 'hulls'}, svg), linkLayer = el('g', {class: 'links'}, svg);
@@ -203,17 +216,18 @@ const HMGraph = (() => {
 
     // Greedy label placement in screen pixels: captions first, then the selected note, search
     // hits, each cluster's most linked note, then the others by links; a label shows only where
-    // it overlaps no other label. Only the first three kinds may cover other notes' discs: a
-    // hub sits amid its cluster, and its label names what the cluster is about.
-    const hubs = new Set(groups.filter(g => g.key).map(g => g.members.reduce((a, b) => (b.degree > a.degree ? b : a))));
+    // it overlaps no other label. Only the first three kinds may cover other notes' discs, and
+    // only in their own cluster: a hub sits amid its cluster, and its label names what it is about.
+    const hubs = new Map(groups.filter(g => g.key).map(g => [g.members.reduce((a, b) => (b.degree > a.degree ? b : a)), g]));
     measure.font = CAPTION;  // a hub's label is bold: measured so
-    for (const n of hubs) { n.width = measure.measureText(n.text).width; n.label.classList.add('hub'); }
+    for (const n of hubs.keys()) { n.width = measure.measureText(n.text).width; n.label.classList.add('hub'); }
+    const HUB_OVER_PX = 40;  // a cluster drawn smaller than this does not get its hub labelled over its notes
     function placeLabels(w, h) {
       const discs = boxGrid(64), placed = boxGrid(64);
       const inView = b => b.x0 >= 0 && b.y0 >= 0 && b.x1 <= w && b.y1 <= h;
       for (const n of nodes) {
         const r = screenR(n), x = sx(n), y = sy(n);
-        discs.add({x0: x - r, y0: y - r, x1: x + r, y1: y + r});
+        discs.add({x0: x - r, y0: y - r, x1: x + r, y1: y + r, owner: n.cluster || ''});
       }
       for (const g of groups) {
         const cx = g.x * view.k + view.x, top = (g.y - g.r) * view.k + view.y;
@@ -227,14 +241,15 @@ const HMGraph = (() => {
         .sort((a, b) => rank(a) - rank(b) || b.degree - a.degree || (a.id < b.id ? -1 : 1));
       const shown = new Set();
       for (const n of order) {
-        const r = screenR(n), x = sx(n), y = sy(n), tw = n.width, th = LINE_PX, overDiscs = rank(n) < 3;
+        const r = screenR(n), x = sx(n), y = sy(n), tw = n.width, th = LINE_PX;
+        const overDiscs = rank(n) < 2 || (rank(n) === 2 && hubs.get(n).r * view.k >= HUB_OVER_PX);
         const spots = [
           {x0: x + r + 3, y0: y - th / 2}, {x0: x - r - 3 - tw, y0: y - th / 2},
           {x0: x - tw / 2, y0: y - r - 2 - th}, {x0: x - tw / 2, y0: y + r + 2},
         ];
         for (const s of spots) {
           const b = {x0: s.x0, y0: s.y0, x1: s.x0 + tw, y1: s.y0 + th};
-          if (!inView(b) || placed.hits(b) || (!overDiscs && discs.hits(b))) continue;
+          if (!inView(b) || placed.hits(b) || discs.hits(b, overDiscs ? n.cluster || '' : undefined)) continue;
           placed.add(b); shown.add(n);
           n.label.setAttribute('x', b.x0.toFixed(1)); n.label.setAttribute('y', (b.y0 + BASELINE_PX).toFixed(1));
           break;
@@ -309,7 +324,7 @@ const HMGraph = (() => {
     return {
       fit: () => fit(), search, focus, select: id => select(byId.get(id) || null),
       zoom: factor => { const [w, h] = size(); zoomAt(w / 2, h / 2, factor); }, redraw,
-      nodeCount: nodes.length, groups: groups.map(g => ({key: g.key, members: g.members.map(n => n.id)})),
+      nodeCount: nodes.length, layoutMs, groups: groups.map(g => ({key: g.key, members: g.members.map(n => n.id)})),
     };
   }
 

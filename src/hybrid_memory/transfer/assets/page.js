@@ -23,5 +23,6 @@
   addEventListener('resize', () => graph.redraw());
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));
   document.body.dataset.renderedAt = String(Math.round(performance.now()));
+  document.body.dataset.layoutMs = String(Math.round(graph.layoutMs));
   document.body.dataset.rendered = String(graph.nodeCount);
 })();
