@@ -6,10 +6,11 @@ Each graph is clustered like a real one (cluster sizes from a Pareto draw, 2 to 
 a hub and a ring in each, one bridge between clusters per 20 notes), written by
 ``picture.render`` and opened from a file in Debian's Chromium (headless, through
 Playwright), a new page per run. Reported per size, median over the runs: ``script_ms``,
-from the page script's start to the end of the first draw (layout included), as the page
-records it; ``load_ms``, from navigation start to that same moment (HTML parse included);
-and the same checks the tests make (nodes outside the view, overlapping labels). The
-smallest size is the baseline the others are compared with, in the same run.
+from the page script's start to the end of the first draw, as the page records it, and
+``layout_ms`` of it (the force layout alone); ``load_ms``, from navigation start to that same
+moment (HTML parse included); and the same checks the tests make (nodes outside the view,
+overlapping labels). The smallest size is the baseline the others are compared with, in the
+same run.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from hybrid_memory.transfer import picture  # noqa: E402
 
 async def measure(path: Path, runs: int) -> dict[str, Any]:
     assert BROWSER is not None, "no Chromium installed (Debian: apt-get install chromium)"
-    script, load = [], []
+    script, load, layout = [], [], []
     facts: dict[str, Any] = {}
     async with async_playwright() as driver:
         browser = await driver.chromium.launch(executable_path=shutil.which(BROWSER), args=FLAGS)
@@ -48,12 +49,14 @@ async def measure(path: Path, runs: int) -> dict[str, Any]:
             await page.wait_for_selector("body[data-rendered]", timeout=120_000)
             script.append(float(await page.evaluate("Number(document.body.dataset.renderMs)")))
             load.append(float(await page.evaluate("Number(document.body.dataset.renderedAt)")))
+            layout.append(float(await page.evaluate("Number(document.body.dataset.layoutMs)")))
             facts = await page.evaluate(GRAPH_FACTS)
             await page.close()
         await browser.close()
     return {
         "script_ms": statistics.median(script),
         "load_ms": statistics.median(load),
+        "layout_ms": statistics.median(layout),
         "script_ms_runs": script,
         "nodes_outside": len(facts["outside"]),
         "overlapping_labels": len(facts["overlaps"]),
@@ -77,7 +80,8 @@ async def main() -> None:
             row["links"] = len(links)
             report["sizes"][str(total)] = row
             print(
-                f"{total:>5} notes {len(links):>5} links: script {row['script_ms']:.0f} ms, "
+                f"{total:>5} notes {len(links):>5} links: script {row['script_ms']:.0f} ms "
+                f"(layout {row['layout_ms']:.0f} ms), "
                 f"load {row['load_ms']:.0f} ms (median of {args.runs}); "
                 f"{row['nodes_outside']} nodes outside, {row['overlapping_labels']} overlapping labels",
                 flush=True,
