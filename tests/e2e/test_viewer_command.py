@@ -15,7 +15,7 @@ from mcp import Client
 
 from tests.e2e.browser import chromium_page, needs_chromium
 from tests.e2e.many_clients import stdio_params
-from tests.e2e.servers import server_env
+from tests.e2e.servers import http_server, server_env
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -106,3 +106,24 @@ def test_view_is_listed_in_the_help() -> None:
     )
     assert done.returncode == 0
     assert "--port" in done.stdout
+
+
+def test_view_beside_an_http_server_points_at_that_servers_own_viewer(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    with http_server(data):
+        done = subprocess.run(
+            [sys.executable, "-m", "hybrid_memory", "view", "--data-dir", str(data)],
+            env=server_env(data),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 3
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"hybrid-memory: The memory store in {data} is held by a hybrid-memory process that does not "
+        "share it (a server run with --transport http?): open that server's own "
+        "http://<its host>:<its port>/viewer#token=<its token>, or stop it.\n"
+    )

@@ -22,7 +22,7 @@ import httpx
 import uvicorn
 from starlette.types import Receive, Scope, Send
 
-from hybrid_memory.errors import BackendError
+from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.exits import check_data_dir
 from hybrid_memory.server.http import Guard, Uvicorn, bind, transport_security
 from hybrid_memory.settings import HttpSettings, Settings
@@ -109,6 +109,18 @@ class _Announcing(Uvicorn):
 
 async def run_view(settings: Settings, port: int) -> None:
     """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL."""
+    try:
+        await _run_view(settings, port)
+    except* StoreLockedError:
+        # Another process holds the store without sharing it: an HTTP server, whose own /viewer is the way in.
+        raise StoreLockedError(
+            f"The memory store in {settings.data_dir} is held by a hybrid-memory process that does not "
+            "share it (a server run with --transport http?): open that server's own "
+            "http://<its host>:<its port>/viewer#token=<its token>, or stop it."
+        ) from None
+
+
+async def _run_view(settings: Settings, port: int) -> None:
     from hybrid_memory.server import build_server
     from hybrid_memory.server.shared import join_or_host
 

@@ -52,14 +52,24 @@
   async function loadThreads() {
     const list = $('thread-list');
     list.textContent = '';
-    const found = await api('threads', {limit: 200});
-    if (!found.threads.length) list.appendChild(node('div', 'No threads remembered in this project.', 'empty'));
+    await moreThreads(0);
+  }
+
+  async function moreThreads(offset) {
+    const list = $('thread-list');
+    const found = await api('threads', {limit: 200, offset});
+    if (!found.threads.length && !offset) list.appendChild(node('div', 'No threads remembered in this project.', 'empty'));
     for (const t of found.threads) {
       const a = node('a', t.thread_id);
       a.href = '#'; a.dataset.thread = t.thread_id;
       a.appendChild(node('small', `${t.memories}`));
       a.addEventListener('click', ev => { ev.preventDefault(); openThread(t.thread_id).catch(report); });
       list.appendChild(a);
+    }
+    if (found.next_offset !== null) {
+      const more = node('button', 'more threads…', 'more');
+      more.addEventListener('click', () => { more.remove(); moreThreads(found.next_offset).catch(report); });
+      list.appendChild(more);
     }
   }
 
@@ -86,7 +96,9 @@
   async function loadGraph() {
     const data = await api('graph');
     const panel = $('note-detail');
-    state.graph = HMGraph.create($('graph'), data, {
+    const fresh = $('graph').cloneNode(false);  // no listeners of a graph drawn before
+    $('graph').replaceWith(fresh);
+    state.graph = HMGraph.create(fresh, data, {
       onSelect: note => HMGraph.detail(panel, note, id => state.graph.focus([id])),
     });
     HMGraph.detail(panel, null);
