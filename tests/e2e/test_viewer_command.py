@@ -58,6 +58,9 @@ async def test_view_shows_what_a_running_stdio_server_holds_and_leaves_it_runnin
             async with viewer(data, tmp_path / "view.log") as (base, token):
                 async with httpx.AsyncClient(base_url=base, timeout=60) as http:
                     assert (await http.get("/viewer/api/threads")).status_code == 401
+                    page = await http.get("/viewer")  # the static page, relayed with its headers
+                    assert "connect-src 'self'" in page.headers["content-security-policy"]
+                    assert page.headers["x-frame-options"] == "DENY"
                 async with chromium_page() as page:
                     requests: list[str] = []
                     page.on("request", lambda r: requests.append(r.url))

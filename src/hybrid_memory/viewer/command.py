@@ -35,7 +35,7 @@ READY_WITHIN_S = 120.0
 """How long the host may take to open its stores (and its viewer socket) before we give up."""
 _RETRY_S = 0.05
 GONE = b'{"error": "The memory server this viewer read from is gone; run hybrid-memory view again."}'
-_PASSED_ON = ("content-type", "content-security-policy", "x-content-type-options", "referrer-policy")
+_PASSED_ON = ("content-type", *HEADERS)
 
 
 class Relay:

@@ -50,15 +50,11 @@ def _listen(path: Path) -> socket.socket:
 
 
 async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[AppContext]]) -> None:
-    """Serve the viewer on ``data_dir/view.sock`` once the stores are open, until cancelled.
+    """Serve the viewer on ``data_dir/view.sock`` until cancelled; called once the stores are open.
 
     A failure here is logged and ends only the viewer: the host keeps serving MCP.
     """
     path = data_dir / VIEW_SOCKET_NAME
-    try:
-        await running()  # the stores are open
-    except Exception:
-        return  # they could not open: the server stops and says why, in one line of its own
     try:
         sock = _listen(path)
     except OSError as exc:
