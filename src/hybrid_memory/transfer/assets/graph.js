@@ -16,7 +16,7 @@ const HMGraph = (() => {
   const FONT_PX = 12, FONT = `${FONT_PX}px system-ui, sans-serif`, CAPTION = `600 ${FONT_PX}px system-ui, sans-serif`;
   // A line box a little taller than the glyphs' (ascent + descent of a 12 px font is about 14 px).
   const LINE_PX = 16, BASELINE_PX = 12;
-  const LABEL_CHARS = 32, SPACING = 46, GAP = 60, PAD = 24, MAX_SCALE = 1.8;
+  const LABEL_CHARS = 32, SPACING = 46, GAP = 60, PAD = 24, MAX_SCALE = 2.4;
 
   function el(name, attrs, parent) {
     const e = document.createElementNS(NS, name);
@@ -218,7 +218,12 @@ const HMGraph = (() => {
     // hits, each cluster's most linked note, then the others by links; a label shows only where
     // it overlaps no other label. Only the first three kinds may cover other notes' discs, and
     // only in their own cluster: a hub sits amid its cluster, and its label names what it is about.
-    const hubs = new Map(groups.filter(g => g.key).map(g => [g.members.reduce((a, b) => (b.degree > a.degree ? b : a)), g]));
+    // A cluster's hub: its note with strictly more links than any other (a ring or a clique has none).
+    const hubs = new Map();
+    for (const g of groups.filter(g => g.key)) {
+      const [top, next] = [...g.members].sort((a, b) => b.degree - a.degree);
+      if (top.degree > next.degree) hubs.set(top, g);
+    }
     measure.font = CAPTION;  // a hub's label is bold: measured so
     for (const n of hubs.keys()) { n.width = measure.measureText(n.text).width; n.label.classList.add('hub'); }
     const HUB_OVER_PX = 40;  // a cluster drawn smaller than this does not get its hub labelled over its notes
