@@ -52,6 +52,15 @@ async def open_graph(page: Any, path: Path) -> dict[str, Any]:
     return facts
 
 
+def assert_offline_and_readable(facts: dict[str, Any], page_file: Path, notes: int) -> None:
+    """Only the file was loaded; every note drawn inside the view; no label outside it or over another."""
+    assert facts["requests"] == [page_file.as_uri()]
+    assert len(facts["nodes"]) == notes
+    assert facts["outside"] == []
+    assert facts["labelsOutside"] == []
+    assert facts["overlaps"] == []
+
+
 @pytest.mark.subprocess
 @pytest.mark.model
 async def test_ten_notes_in_three_clusters_are_drawn_apart_with_every_label_readable(
@@ -87,10 +96,7 @@ async def test_ten_notes_in_three_clusters_are_drawn_apart_with_every_label_read
         facts = await open_graph(page, page_file)
         await page.screenshot(path=str(tmp_path / "graph-10.png"))
 
-        assert facts["requests"] == [page_file.as_uri()]
-        assert len(facts["nodes"]) == 10
-        assert facts["outside"] == []
-        assert facts["overlaps"] == []
+        assert_offline_and_readable(facts, page_file, 10)
         assert facts["labels"] == 10 + 3, "every note's label and every cluster's caption shows"
         drawn = {}
         for n in facts["nodes"]:
@@ -131,11 +137,7 @@ async def test_two_hundred_notes_fit_the_view_with_no_label_overlapping(tmp_path
         facts = await open_graph(page, page_file)
         await page.screenshot(path=str(tmp_path / "graph-200.png"))
 
-    assert facts["requests"] == [page_file.as_uri()]
-    assert len(facts["nodes"]) == 200
-    assert facts["outside"] == []
-    assert facts["labelsOutside"] == []
-    assert facts["overlaps"] == []
+    assert_offline_and_readable(facts, page_file, 200)
     assert facts["labels"] >= 30, "a readable share of the labels shows at the first zoom"
     gaps = cluster_gaps(facts["nodes"])
     assert len(gaps) == 45  # ten clusters, each pair apart
