@@ -108,7 +108,8 @@
   function item(memory) {
     const box = node('div', null, 'item');
     const meta = node('span', `${memory.kind}${memory.note_type ? ' · ' + memory.note_type : ''}` +
-      `${memory.role ? ' · ' + memory.role : ''} · ${when(memory.created_at)} · ${memory.id}`, 'meta');
+      `${memory.role ? ' · ' + memory.role : ''} · ${when(memory.created_at)}` +
+      `${memory.source ? ' · from ' + memory.source : ''} · ${memory.id}`, 'meta');
     box.appendChild(meta);
     if (memory.thread_id) {
       const a = node('a', `thread ${memory.thread_id}`);
