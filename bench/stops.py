@@ -87,19 +87,32 @@ class Server:
         message = {"jsonrpc": "2.0", "id": self._next, "method": "tools/call"}
         return self.request(message | {"params": {"name": tool, "arguments": arguments}})
 
-    def stop(self, kill_after: float | None) -> tuple[float, bool]:
-        """Close stdin; the seconds until the server exits, and whether it had to be killed."""
+    def stop(self, kill_after: float | None) -> tuple[float, float, bool]:
+        """Close stdin; the seconds until the server exits, the CPU seconds it spent meanwhile
+        (which the machine's load does not stretch), and whether it had to be killed."""
         assert self.proc.stdin is not None
+        pid = self.proc.pid
+        cpu_before = cpu_seconds(pid)
         started = time.perf_counter()
         self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=kill_after)
-            killed = False
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            killed = True
-        return time.perf_counter() - started, killed
+        killed = False
+        while True:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                break
+            if kill_after is not None and time.perf_counter() - started > kill_after and not killed:
+                self.proc.kill()
+                killed = True
+            time.sleep(0.005)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return time.perf_counter() - started, usage.ru_utime + usage.ru_stime - cpu_before, killed
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a live process has used so far."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def temp_segments(data_dir: Path) -> list[str]:
@@ -122,16 +135,17 @@ def cycle(
         answer = server.call("remember_thread", thread_id=f"c{n}-b{calls}", messages=messages)
         stored += int(answer["result"]["structuredContent"]["stored"])
         calls += 1
-    exit_s, killed = server.stop(kill_after)
+    exit_s, exit_cpu_s, killed = server.stop(kill_after)
     reopened = Server(data_dir, log)
     reopened.call("recall_memory", query="what did they say about painting?")
     rss = proc_status(reopened.proc.pid)["VmRSS"]
-    reopen_exit_s, _ = reopened.stop(None)
+    reopen_exit_s, _, _ = reopened.stop(None)
     return {
         "cycle": n,
         "calls": calls,
         "stored": stored,
         "exit_s": round(exit_s, 2),
+        "exit_cpu_s": round(exit_cpu_s, 2),
         "killed": killed,
         "rss_after_reopen_mb": round(rss, 1),
         "reopen_exit_s": round(reopen_exit_s, 2),
@@ -154,6 +168,7 @@ def run(data_dir: Path, plans: list[float] | list[int], kill_after: float | None
         "kill_after_s": kill_after,
         "cycles": cycles,
         "exit_s_max": max(c["exit_s"] for c in cycles),
+        "exit_cpu_s_max": max(c["exit_cpu_s"] for c in cycles),
         "memories": stored,
         "allocated_mb": round(size["allocated_mb"], 1),
         "allocated_kb_per_memory": round(1024 * size["allocated_mb"] / max(stored, 1), 2),

@@ -16,7 +16,8 @@ if [ -f tools/cypher-lint/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/cypher-lint
 fi
 
-# Headless Chromium for the graph picture test (skipped without one); Debian's package, only as root.
+# Headless Chromium for the graph page and viewer tests (skipped without one): Debian's package, only as
+# root, driven by the playwright Python package of the test extras (never `playwright install`).
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   apt-get install -y -qq chromium >/dev/null || echo "chromium not installed: the browser test will skip" >&2
 fi

@@ -61,7 +61,27 @@ def _parser() -> argparse.ArgumentParser:
     _add_stats_parser(sub)
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
+    _add_view_parser(sub)
     return parser
+
+
+def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    view = sub.add_parser(
+        "view",
+        help="open the read-only memory viewer: prints a loopback URL with a token (joins a running server)",
+    )
+    view.add_argument("--port", type=int, default=0, help="loopback port (default: any free one)")
+    view.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    view.add_argument("--project", help="the project shown first (HYBRID_MEMORY_PROJECT)")
+
+
+def _view(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from hybrid_memory.viewer.command import run_view
+
+    anyio.run(run_view, settings, args.port)
+    return 0
 
 
 def _add_graph_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -355,6 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _stats(settings)
         elif args.command == "graph":
             return _graph(args, settings)
+        elif args.command == "view":
+            return _view(args, settings)
     except KeyboardInterrupt:
         return INTERRUPTED
     except Exception as exc:  # every failure ends as one line and a code by cause (exits.py)

@@ -1,10 +1,13 @@
 """Streamable HTTP: a bearer token, DNS-rebinding protection on every bind, clean start-up failures.
 
-The SDK's app serves ``/mcp``; :class:`Guard` sits in front of it and answers every HTTP
-request that has a foreign ``Host``/``Origin`` (421/403) or lacks the token (401) before the
-SDK sees it. No protected-resource metadata is served: the MCP authorization spec's document
-must name an OAuth authorization server, and a static token has none; a client is given the
-token out of band (``Authorization: Bearer ...``).
+The SDK's app serves ``/mcp``, and the memory viewer ``/viewer`` beside it; :class:`Guard` sits
+in front of both and answers every HTTP request that has a foreign ``Host``/``Origin`` (421/403)
+or lacks the token (401) before either sees it; only the viewer's static page (no memory in it)
+is served without the token, which the page then sends with each of its data requests.
+
+No protected-resource metadata is served: the MCP authorization spec's document must name an
+OAuth authorization server, and a static token has none; a client is given the token out of
+band (``Authorization: Bearer ...``).
 """
 
 from __future__ import annotations
@@ -53,10 +56,18 @@ def transport_security(http: HttpSettings) -> TransportSecuritySettings:
 class Guard:
     """ASGI middleware: rebinding check first (a browser page can never pass it), then the token."""
 
-    def __init__(self, app: ASGIApp, security: TransportSecuritySettings, token: str | None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        security: TransportSecuritySettings,
+        token: str | None,
+        public: frozenset[str] = frozenset(),
+    ) -> None:
         self._app = app
         self._security = TransportSecurityMiddleware(security)
         self._token = token.encode() if token is not None else None
+        self._public = public
+        """Paths a GET may read without the token: static pages that hold no memory."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,7 +77,7 @@ class Guard:
         if refused is not None:
             await refused(scope, receive, send)
             return
-        if self._token is not None:
+        if self._token is not None and not (scope["method"] == "GET" and scope["path"] in self._public):
             problem = self._check(Headers(scope=scope).get("authorization"))
             if problem is not None:
                 await _unauthorized(problem, send)
@@ -124,7 +135,7 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-class _Uvicorn(uvicorn.Server):
+class Uvicorn(uvicorn.Server):
     """Uvicorn re-raises SIGTERM/SIGINT once it has stopped; here the stores still have to close first."""
 
     @contextlib.contextmanager
@@ -148,12 +159,19 @@ async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str)
     with sock:
         security = transport_security(http)
         app = server.streamable_http_app(transport_security=security, host=http.host)
+        running = getattr(server, "running", None)
+        public: frozenset[str] = frozenset()
+        if running is not None:  # our server (not a bare SDK one): the viewer reads its open stores
+            from hybrid_memory.viewer.app import PAGE_PATH, viewer_routes
+            from hybrid_memory.viewer.source import ViewerSource
+
+            app.router.routes.extend(viewer_routes(ViewerSource(running)))
+            public = frozenset({PAGE_PATH})
         token = http.bearer_token.get_secret_value() if http.bearer_token is not None else None
-        guarded = Guard(app, security, token)
+        guarded = Guard(app, security, token, public=public)
         # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
         config = uvicorn.Config(guarded, lifespan="off", log_config=None, log_level=log_level.lower())
         async with app.router.lifespan_context(app):
-            running = getattr(server, "running", None)
             if running is not None:  # the stores open (or fail, in one line) before anyone is told we listen
                 await running()
             logger.info(
@@ -162,4 +180,6 @@ async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str)
                 http.port,
                 "required" if token else "off: loopback only",
             )
-            await _Uvicorn(config).serve(sockets=[sock])
+            if running is not None:
+                logger.info("memory viewer (read-only) on http://%s:%d/viewer", http.host, http.port)
+            await Uvicorn(config).serve(sockets=[sock])

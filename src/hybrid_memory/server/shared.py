@@ -7,7 +7,9 @@ socket ``serve.sock`` beside it (mode 0600, only its user can connect). The firs
 server to find no host becomes it, in-process, and relays to itself like any other.
 
 Each connection is its own MCP session on the host, so a client's roots (its project),
-sampling and logging stay its own, exactly as with a server of its own.
+sampling and logging stay its own, exactly as with a server of its own. The host also serves
+the read-only memory viewer on ``view.sock`` (:mod:`hybrid_memory.viewer.hosted`), which
+``hybrid-memory view`` puts on loopback.
 
 When the host exits (its own client left, or it was killed) every relay sees its
 connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
@@ -85,7 +87,7 @@ async def _relay_stdio(server: MCPServer[Any], data_dir: Path, stdin: StdinLines
     ):
 
         async def connect() -> anyio.abc.ByteStream:
-            return await _join_or_host(tg, server, data_dir)
+            return await join_or_host(tg, server, data_dir)
 
         tg.start_soon(_stop_on_sigterm, stdin)
         try:
@@ -109,9 +111,10 @@ async def _stop_on_sigterm(stdin: StdinLines) -> None:
             return
 
 
-async def _join_or_host(
+async def join_or_host(
     tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path
 ) -> anyio.abc.ByteStream:
+    """A connection to the data dir's host; with none, ``server`` becomes it in ``tg`` (until cancelled)."""
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + JOIN_TIMEOUT_S
     while True:
@@ -163,7 +166,10 @@ async def _host(
             listener = await anyio.create_unix_listener(socket_path, mode=0o600)
             logger.debug("hosting the memory store for every stdio server on %s", socket_path)
             task_status.started()
-            async with listener:
+            async with listener, anyio.create_task_group() as tg:
+                running = getattr(server, "running", None)
+                if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
+                    tg.start_soon(_serve_viewer, data_dir, running)
 
                 async def session(stream: anyio.abc.SocketStream) -> None:
                     await _serve_session(lowlevel, state, stream)
@@ -171,6 +177,17 @@ async def _host(
                 await listener.serve(session)
     finally:
         os.close(lock_fd)
+
+
+async def _serve_viewer(data_dir: Path, running: Any) -> None:
+    try:
+        await running()
+    except Exception:
+        return  # the stores could not open: the server stops and says why, in one line of its own
+    # The web modules are imported only now, off the handshake's path and after the stores' opening.
+    from hybrid_memory.viewer.hosted import serve_viewer_socket
+
+    await serve_viewer_socket(data_dir, running)
 
 
 async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:

@@ -39,6 +39,7 @@ from hybrid_memory.models import (
     ThreadList,
     Walk,
 )
+from hybrid_memory.service import browse
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
@@ -194,9 +195,16 @@ class MemoryService:
 
     # --- recall ----------------------------------------------------------------------------
 
-    async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
-        """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
+    async def recall(
+        self, scope: Scope, query: str, options: RecallOptions, *, record: bool = True
+    ) -> RecallResult:
+        """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours.
+
+        ``record=False`` (a person browsing) leaves the hits' access counts and the hit rate alone.
+        """
         result = await self._recaller.recall(scope, query, options)
+        if not record:
+            return result
         self._lifecycle.record_recall(scope, bool(result.results))
         await self._lifecycle.touch(scope, [r.id for r in result.results])
         return result
@@ -222,6 +230,14 @@ class MemoryService:
         if not found:
             raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
+
+    async def projects(self) -> list[str]:
+        """The configured user's projects that hold anything, by name."""
+        return await browse.projects(self._live, self._stores.graph, self._settings.user)
+
+    async def recent(self, scope: Scope, limit: int) -> list[Memory]:
+        """The newest memories of the project, newest first."""
+        return await browse.recent(self._live, scope, limit)
 
     # --- tasks ---------------------------------------------------------------------------------
 
