@@ -39,6 +39,16 @@ NOT_RUNNABLE: dict[str, str] = {
     r"^pytest -m neo4j": (
         "runs test suites (ArcadeDB's JVM, or a real Neo4j it would empty): the suite itself runs them"
     ),
+    rf"{_ENV}hybrid-memory view": (
+        "serves the viewer until stopped; tests/e2e/test_viewer_command.py opens it in Chromium"
+    ),
+    rf"{_ENV}hybrid-memory graph --html": (
+        "tests/e2e/test_graph_picture.py writes the page from a real store and measures it in Chromium"
+    ),
+    r"npm install --package-lock-only": (
+        "fetches from the npm registry and rewrites the vendored files; "
+        "tests/unit/test_vendored_layout.py checks them against the lock file"
+    ),
     r"settings_doc > docs/configuration\.md": (
         "rewrites a tracked file; tests/docs/test_configuration_page.py checks the same output"
     ),

@@ -184,7 +184,6 @@ async def _serve_viewer(data_dir: Path, running: Any) -> None:
         await running()
     except Exception:
         return  # the stores could not open: the server stops and says why, in one line of its own
-    # The web modules are imported only now, off the handshake's path and after the stores' opening.
     from hybrid_memory.viewer.hosted import serve_viewer_socket
 
     await serve_viewer_socket(data_dir, running)

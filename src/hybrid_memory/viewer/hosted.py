@@ -1,9 +1,11 @@
 """The viewer served by a store's host on the Unix socket ``view.sock``, for ``hybrid-memory view``.
 
 A process that hosts a data dir's store for stdio servers (:mod:`hybrid_memory.server.shared`)
-serves the viewer's routes here once its stores are open, so that ``hybrid-memory view`` can
-show the memory while a server holds it, reading through that server's own service. The
-socket is mode 0600, like ``serve.sock`` beside it: only the user who owns the memory connects.
+listens here once its stores are open, so that ``hybrid-memory view`` can show the memory
+while a server holds it, reading through that server's own service. The web stack (uvicorn,
+starlette, the viewer's routes: tens of MB resident) is imported only when a viewer first
+connects, so a host nobody views pays nothing for it. The socket is mode 0600, like
+``serve.sock`` beside it: only the user who owns the memory connects.
 """
 
 from __future__ import annotations
@@ -14,27 +16,17 @@ import os
 import socket
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import uvicorn
-from starlette.applications import Starlette
 
-from hybrid_memory.tools.context import AppContext
-from hybrid_memory.viewer.app import viewer_routes
-from hybrid_memory.viewer.source import ViewerSource
+if TYPE_CHECKING:
+    from hybrid_memory.tools.context import AppContext
 
 logger = logging.getLogger(__name__)
 
 VIEW_SOCKET_NAME = "view.sock"
 SHUTDOWN_S = 2
-
-
-class _Embedded(uvicorn.Server):
-    """Inside another server's process: the signals stay that process's to handle."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 def _listen(path: Path) -> socket.socket:
@@ -49,6 +41,11 @@ def _listen(path: Path) -> socket.socket:
     return sock
 
 
+def _close(sock: socket.socket, path: Path) -> None:
+    sock.close()
+    path.unlink(missing_ok=True)
+
+
 async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[AppContext]]) -> None:
     """Serve the viewer on ``data_dir/view.sock`` until cancelled; called once the stores are open.
 
@@ -60,6 +57,28 @@ async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[Ap
     except OSError as exc:
         logger.warning("memory viewer not served on %s: %s", path, exc)
         return
+    try:
+        await anyio.wait_readable(sock)  # a viewer is connecting: it waits in the backlog meanwhile
+    except BaseException:
+        _close(sock, path)
+        raise
+    await _serve(sock, path, running)
+
+
+async def _serve(sock: socket.socket, path: Path, running: Callable[[], Awaitable[AppContext]]) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+
+    from hybrid_memory.viewer.app import viewer_routes
+    from hybrid_memory.viewer.source import ViewerSource
+
+    class Embedded(uvicorn.Server):
+        """Inside another server's process: the signals stay that process's to handle."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
     config = uvicorn.Config(
         Starlette(routes=viewer_routes(ViewerSource(running))),
         lifespan="off",
@@ -67,7 +86,7 @@ async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[Ap
         log_level="warning",
         timeout_graceful_shutdown=SHUTDOWN_S,
     )
-    server = _Embedded(config)
+    server = Embedded(config)
     try:
         await server.serve(sockets=[sock])
     except Exception:
@@ -77,5 +96,4 @@ async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[Ap
             if server.started and not server.should_exit:
                 server.should_exit = True
                 await server.shutdown(sockets=[sock])
-            sock.close()
-            path.unlink(missing_ok=True)
+            _close(sock, path)

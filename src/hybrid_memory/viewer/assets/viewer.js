@@ -43,10 +43,9 @@
     state.tab = tab;
     for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b.dataset.tab === tab);
     for (const s of document.querySelectorAll('main > section')) s.classList.toggle('active', s.id === 'tab-' + tab);
-    if (!state.loaded[tab]) {
-      state.loaded[tab] = true;
-      ({threads: loadThreads, notes: loadGraph, recent: loadRecent, search: async () => {}})[tab]().catch(report);
-    }
+    if (state.loaded[tab]) return Promise.resolve();
+    state.loaded[tab] = true;
+    return ({threads: loadThreads, notes: loadGraph, recent: loadRecent, search: async () => {}})[tab]().catch(report);
   }
 
   async function loadThreads() {
@@ -171,7 +170,7 @@
     state.project = initial.get('project') || found.default;
     select.value = state.project;
     select.addEventListener('change', () => { state.project = select.value; reset(); });
-    show(state.tab);
+    await show(state.tab);  // ready means the first tab's data is on the page
   }
 
   for (const b of document.querySelectorAll('nav button')) b.addEventListener('click', () => show(b.dataset.tab));
