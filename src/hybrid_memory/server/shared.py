@@ -23,6 +23,8 @@ import fcntl
 import logging
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,57 @@ async def _join_or_host(
         await anyio.sleep(_RETRY_S)
 
 
+async def serve_headless(server: MCPServer[Any], data_dir: Path, idle_exit_s: float) -> None:
+    """Host the data dir's store with no client of its own, until no one has connected for ``idle_exit_s``.
+
+    What a hook starts when it finds no host: later servers, hooks and commands join it
+    like any host. Returns at once when another process already hosts.
+    """
+    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
+    lock_fd = _try_host_lock(data_dir)
+    if lock_fd is None:
+        logger.info("another process already hosts the memory store in %s", data_dir)
+        return
+    await _host(server, data_dir, lock_fd, idle_exit_s=idle_exit_s)
+
+
+class _IdleExit:
+    """Cancels ``scope`` once no session has been open for ``after_s``."""
+
+    def __init__(self, after_s: float, scope: anyio.CancelScope) -> None:
+        self._after_s = after_s
+        self._scope = scope
+        self._active = 0
+        self._changed = anyio.Event()
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        self._active += 1
+        self._poke()
+        try:
+            yield
+        finally:
+            self._active -= 1
+            self._poke()
+
+    def _poke(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def watch(self) -> None:
+        while True:
+            changed = self._changed
+            if self._active:
+                await changed.wait()
+                continue
+            with anyio.move_on_after(self._after_s):
+                await changed.wait()
+            if not changed.is_set() and not self._active:
+                logger.info("no client for %g s: the headless host exits", self._after_s)
+                self._scope.cancel()
+                return
+
+
 def _try_host_lock(data_dir: Path) -> int | None:
     fd = os.open(data_dir / HOST_LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -124,12 +177,14 @@ async def _host(
     data_dir: Path,
     lock_fd: int,
     *,
+    idle_exit_s: float | None = None,
     task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Open the stores once and serve MCP on the socket until cancelled; ``lock_fd`` is ours to close.
 
     The host lock is released last, after the stores are closed, so the next host
-    never finds the store directory still locked.
+    never finds the store directory still locked. With ``idle_exit_s`` it also ends
+    once no session has been open that long.
     """
     lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
     socket_path = data_dir / SOCKET_NAME
@@ -139,12 +194,19 @@ async def _host(
             listener = await anyio.create_unix_listener(socket_path, mode=0o600)
             logger.debug("hosting the memory store for every stdio server on %s", socket_path)
             task_status.started()
-            async with listener:
+            async with listener, anyio.create_task_group() as tg:
+                idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
 
                 async def session(stream: anyio.abc.SocketStream) -> None:
-                    await _serve_session(lowlevel, state, stream)
+                    if idle is None:
+                        await _serve_session(lowlevel, state, stream)
+                        return
+                    with idle.busy():
+                        await _serve_session(lowlevel, state, stream)
 
-                await listener.serve(session)
+                if idle is not None:
+                    tg.start_soon(idle.watch)
+                await listener.serve(session, task_group=tg)
     finally:
         os.close(lock_fd)
 

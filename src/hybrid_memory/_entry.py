@@ -1,0 +1,19 @@
+"""The ``hybrid-memory`` command's entry point: hooks take a fast path before the CLI (and pydantic) load.
+
+A hook runs on every prompt; importing the CLI's settings alone costs about 0.2 s.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if argv[:1] == ["hook"]:
+        from hybrid_memory.integrations.hooks import main as hook
+
+        return hook(argv[1:])
+    from hybrid_memory.cli import main as cli
+
+    return cli(argv)

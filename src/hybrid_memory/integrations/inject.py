@@ -1,0 +1,112 @@
+"""What the hooks put before the model: a project context at session start, strong matches per prompt.
+
+Every line cites ``[memory:<id>]`` so the model can ``read_memory`` the whole item. Both
+stay within a token budget (estimated, :func:`~hybrid_memory.integrations.config.estimate_tokens`):
+the model pays for every injected token in every later request of the session.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hybrid_memory.integrations.capture import recent_sessions_file
+from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of
+from hybrid_memory.integrations.host_client import HostClient, HostError
+
+_HIT_CHARS = 400
+"""A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
+_RECENT_SHOWN = 3
+_MIN_PROMPT_WORDS = 3
+"""Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
+_CONTEXT_QUERY = "decisions, preferences, conventions and facts about this project"
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _hit_line(hit: dict[str, Any]) -> str:
+    date = str(hit.get("created_at") or "")[:10]
+    who = hit.get("note_type") or hit.get("role") or hit.get("kind") or ""
+    label = ", ".join(x for x in (date, who) if x)
+    return f"- [memory:{hit['id']}] ({label}) {_one_line(str(hit.get('text', '')), _HIT_CHARS)}"
+
+
+def _fit(header: str, lines: list[str], budget: int) -> str:
+    """The header and as many lines as fit in ``budget`` tokens, in order; empty when none fits."""
+    kept: list[str] = []
+    used = estimate_tokens(header)
+    for line in lines:
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join([header, *kept]) if kept else ""
+
+
+def prompt_context(
+    config: HookConfig, host: HostClient, prompt: str, session_id: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """The memories that strongly match ``prompt`` (not this session's own turns), cited; may be empty."""
+    if config.prompt_tokens <= 0 or len(prompt.split()) < _MIN_PROMPT_WORDS or prompt.lstrip().startswith("/"):
+        return "", []
+    result = host.call_tool(
+        "recall_memory",
+        {
+            "query": prompt[:2000],
+            "limit": 8,
+            "min_score": config.min_match,
+            "with_context": False,
+            "max_tokens": max(100, config.prompt_tokens * 2),
+        },
+    )
+    hits = [
+        h
+        for h in result.get("results", [])
+        if h.get("thread_id") != session_id and float(h.get("match", 0.0)) >= config.min_match
+    ]
+    header = "Possibly relevant memory from earlier sessions (cite as [memory:<id>]; read_memory gives more):"
+    text = _fit(header, [_hit_line(h) for h in hits], config.prompt_tokens)
+    return text, hits[: text.count("[memory:")]
+
+
+def _recent_lines(config: HookConfig, cwd: Path, session_id: str) -> list[str]:
+    try:
+        sessions = json.loads(recent_sessions_file(config, project_of(config, cwd)).read_text())
+    except (OSError, ValueError):
+        return []
+    lines = []
+    for s in reversed(sessions):
+        if s.get("session_id") == session_id or not s.get("first_prompt"):
+            continue
+        when = str(s.get("last_at") or "")[:16].replace("T", " ")
+        lines.append(f"- {when}: {_one_line(s['first_prompt'], 160)}")
+        if len(lines) == _RECENT_SHOWN:
+            break
+    return lines
+
+
+def session_context(config: HookConfig, host: HostClient, cwd: Path, session_id: str) -> str:
+    """Core memory, what matters about the project and what the last sessions were about, within budget."""
+    budget = config.context_tokens
+    if budget <= 0:
+        return ""
+    recent = _fit("Recent sessions in this project (their first request):", _recent_lines(config, cwd, session_id), budget // 3)
+    remaining = budget - estimate_tokens(recent) - 40
+    stored = ""
+    if remaining >= 50:
+        try:
+            context = host.call_tool(
+                "get_memory_context", {"query": _CONTEXT_QUERY, "max_tokens": max(100, remaining)}
+            )
+            lines = [line for line in str(context.get("text", "")).splitlines() if line.strip()]
+        except HostError:  # a host serving only the core tools: recall alone
+            result = host.call_tool("recall_memory", {"query": _CONTEXT_QUERY, "limit": 8, "with_context": False})
+            lines = [_hit_line(h) for h in result.get("results", []) if h.get("thread_id") != session_id]
+        stored = _fit("What this project's memory holds (cite as [memory:<id>]; read_memory gives more):", lines, remaining)
+    parts = [p for p in (stored, recent) if p]
+    return "\n\n".join(parts)
