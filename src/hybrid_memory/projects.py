@@ -1,4 +1,4 @@
-"""How a project is named from a directory: one rule for the MCP server (its client's roots) and the hooks (cwd).
+"""How a directory names a project: one rule for the MCP server (its client's roots) and the hooks (cwd).
 
 Stdlib only: the hooks import it on their fast path.
 """

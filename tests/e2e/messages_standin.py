@@ -108,7 +108,7 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        def log_message(self, format: str, *args: Any) -> None:
             return  # quiet: a test reads the recorded requests, not a log
 
         def _send_json(self, status: int, payload: dict[str, Any]) -> None:
@@ -119,17 +119,17 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
             self.end_headers()
             self.wfile.write(data)
 
-        def do_HEAD(self) -> None:  # noqa: N802 - the stdlib's naming
+        def do_HEAD(self) -> None:
             self.send_response(200)
             self.send_header("content-length", "0")
             self.end_headers()
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             with lock:
                 standin.paths.append(f"GET {self.path}")
             self._send_json(200, {"data": [], "has_more": False})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b"{}"
             try:

@@ -64,7 +64,9 @@ def _start(path: Path, state_file: Path) -> int:
 
 def _save(path: Path, state_file: Path, end: int) -> None:
     tmp = state_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"transcript": str(path), "offset": end, "fingerprint": _fingerprint(path, end)}))
+    tmp.write_text(
+        json.dumps({"transcript": str(path), "offset": end, "fingerprint": _fingerprint(path, end)})
+    )
     os.replace(tmp, state_file)
 
 
@@ -109,7 +111,9 @@ def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) ->
     state_file = state_dir / f"{_safe(session_id)}.json"
     with _locked(state_dir / f"{_safe(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
         if not ours:
-            raise TimeoutError(f"another capture of session {session_id} held its lock for {config.timeout_s:g} s")
+            raise TimeoutError(
+                f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
+            )
         reading = read_from(transcript, _start(transcript, state_file))
         done = Captured(0, 0, len(reading.messages))
         if reading.messages:
@@ -141,7 +145,10 @@ def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Readi
         entry = {"session_id": session_id, "first_prompt": None}
         sessions.append(entry)
     if entry.get("first_prompt") is None and reading.first_prompt:
-        entry["first_prompt"] = reading.first_prompt[:300]
+        # Shown again at the next session start: redacted as the store's copy is (no secret kept beside it).
+        from hybrid_memory.service.redaction import redact
+
+        entry["first_prompt"] = redact(reading.first_prompt[:300]).text
     last = reading.messages[-1]
     entry["last_at"] = last.created_at
     sessions.sort(key=lambda s: str(s.get("last_at") or ""))

@@ -66,7 +66,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         sessions += 1
         stored += done.stored
         unchanged += done.unchanged
-        print(f"{transcript.stem}: {done.messages} messages ({done.stored} stored) from {cwd}", file=sys.stderr)
+        print(
+            f"{transcript.stem}: {done.messages} messages ({done.stored} stored) from {cwd}", file=sys.stderr
+        )
     # A client-side command: its summary belongs on stdout.
     print(f"imported {sessions} sessions: {stored} messages stored, {unchanged} already remembered")
     return 0

@@ -1,4 +1,4 @@
-"""The hooks' settings, read from ``HYBRID_MEMORY_*`` with the standard library (no pydantic on the fast path)."""
+"""The hooks' settings from ``HYBRID_MEMORY_*``, read with the standard library (no pydantic)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ def _number(name: str, default: float, low: float, high: float) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a number; set it to one between {low:g} and {high:g}") from None
+        raise ValueError(
+            f"{name}={raw!r} is not a number; set it to one between {low:g} and {high:g}"
+        ) from None
     if not low <= value <= high:
         raise ValueError(f"{name}={raw!r} is out of range; set it between {low:g} and {high:g}")
     return value

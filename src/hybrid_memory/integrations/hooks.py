@@ -38,7 +38,9 @@ def _payload(stdin: IO[str]) -> dict[str, Any]:
     try:
         payload = json.loads(raw)
     except ValueError:
-        raise PayloadError(f"stdin is not JSON ({len(raw)} characters); Claude Code sends a JSON object") from None
+        raise PayloadError(
+            f"stdin is not JSON ({len(raw)} characters); Claude Code sends a JSON object"
+        ) from None
     if not isinstance(payload, dict):
         raise PayloadError("stdin is not a JSON object; Claude Code sends one with session_id and cwd")
     if not isinstance(payload.get("session_id"), str) or not payload["session_id"]:
@@ -129,7 +131,9 @@ def _capture(config: HookConfig, payload: dict[str, Any], stderr: IO[str]) -> No
         capture(config, session_id, transcript, cwd)
     except Exception as exc:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        print(f"{stamp} capture of session {session_id} failed: {_describe(exc)}", file=sys.stderr, flush=True)
+        print(
+            f"{stamp} capture of session {session_id} failed: {_describe(exc)}", file=sys.stderr, flush=True
+        )
         code = 1
     finally:
         os._exit(code)

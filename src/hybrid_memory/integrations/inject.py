@@ -52,7 +52,11 @@ def prompt_context(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> tuple[str, list[dict[str, Any]]]:
     """The memories that strongly match ``prompt`` (not this session's own turns), cited; may be empty."""
-    if config.prompt_tokens <= 0 or len(prompt.split()) < _MIN_PROMPT_WORDS or prompt.lstrip().startswith("/"):
+    if (
+        config.prompt_tokens <= 0
+        or len(prompt.split()) < _MIN_PROMPT_WORDS
+        or prompt.lstrip().startswith("/")
+    ):
         return "", []
     result = host.call_tool(
         "recall_memory",
@@ -74,39 +78,56 @@ def prompt_context(
     return text, hits[: text.count("[memory:")]
 
 
-def _recent_lines(config: HookConfig, cwd: Path, session_id: str) -> list[str]:
+def _recent(config: HookConfig, cwd: Path, session_id: str) -> list[dict[str, Any]]:
     try:
         sessions = json.loads(recent_sessions_file(config, project_of(config, cwd)).read_text())
     except (OSError, ValueError):
         return []
-    lines = []
-    for s in reversed(sessions):
-        if s.get("session_id") == session_id or not s.get("first_prompt"):
-            continue
-        when = str(s.get("last_at") or "")[:16].replace("T", " ")
-        lines.append(f"- {when}: {_one_line(s['first_prompt'], 160)}")
-        if len(lines) == _RECENT_SHOWN:
-            break
-    return lines
+    others = [s for s in reversed(sessions) if s.get("session_id") != session_id and s.get("first_prompt")]
+    return others[:_RECENT_SHOWN]
+
+
+def _core_lines(host: HostClient, query: str, budget: int) -> list[str]:
+    try:
+        context = host.call_tool("get_memory_context", {"query": query, "max_tokens": max(100, budget)})
+    except HostError:  # a host serving only the core tools (HYBRID_MEMORY_TOOLS=core) has no core memory tool
+        return []
+    return [
+        f"- [memory:{c['id']}] {_one_line(str(c.get('text', '')), _HIT_CHARS)}"
+        for c in context.get("core", [])
+    ]
 
 
 def session_context(config: HookConfig, host: HostClient, cwd: Path, session_id: str) -> str:
-    """Core memory, what matters about the project and what the last sessions were about, within budget."""
+    """Core memory, the project's notes that matter, and what the last sessions were about, within budget.
+
+    The notes are recalled for what the last sessions asked (else for decisions and facts in
+    general): a project's memory is large, and the recent work is the likeliest to go on.
+    """
     budget = config.context_tokens
     if budget <= 0:
         return ""
-    recent = _fit("Recent sessions in this project (their first request):", _recent_lines(config, cwd, session_id), budget // 3)
-    remaining = budget - estimate_tokens(recent) - 40
-    stored = ""
+    recent = _recent(config, cwd, session_id)
+    recent_lines = [
+        f"- {str(s.get('last_at') or '')[:16].replace('T', ' ')}: {_one_line(s['first_prompt'], 160)}"
+        for s in recent
+    ]
+    recent_text = _fit("Recent sessions in this project (their first request):", recent_lines, budget // 3)
+    remaining = budget - estimate_tokens(recent_text)
+    query = " ".join(_one_line(s["first_prompt"], 200) for s in recent) or _CONTEXT_QUERY
+    core_text = _fit("Core memory (pinned):", _core_lines(host, query, remaining), remaining)
+    remaining -= estimate_tokens(core_text)
+    notes_text = ""
     if remaining >= 50:
-        try:
-            context = host.call_tool(
-                "get_memory_context", {"query": _CONTEXT_QUERY, "max_tokens": max(100, remaining)}
-            )
-            lines = [line for line in str(context.get("text", "")).splitlines() if line.strip()]
-        except HostError:  # a host serving only the core tools: recall alone
-            result = host.call_tool("recall_memory", {"query": _CONTEXT_QUERY, "limit": 8, "with_context": False})
-            lines = [_hit_line(h) for h in result.get("results", []) if h.get("thread_id") != session_id]
-        stored = _fit("What this project's memory holds (cite as [memory:<id>]; read_memory gives more):", lines, remaining)
-    parts = [p for p in (stored, recent) if p]
-    return "\n\n".join(parts)
+        result = host.call_tool(
+            "recall_memory", {"query": query, "kinds": ["note"], "limit": 8, "with_context": False}
+        )
+        notes = [_hit_line(h) for h in result.get("results", [])]
+        notes_text = _fit("Notes (decisions, facts, preferences) that may matter:", notes, remaining)
+    parts = [p for p in (core_text, notes_text, recent_text) if p]
+    if not parts:
+        return ""
+    return (
+        "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more).\n\n"
+        + "\n\n".join(parts)
+    )

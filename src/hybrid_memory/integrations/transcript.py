@@ -35,11 +35,13 @@ _SCAFFOLD_TAGS = (
     "task-notification",
     "private",
 )
-_TAGGED = re.compile(r"<(%s)>.*?(?:</\1>|\Z)" % "|".join(_SCAFFOLD_TAGS), re.DOTALL)
+_TAGGED = re.compile(r"<(" + "|".join(_SCAFFOLD_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL)
 """A span and its tags; an unclosed one runs to the end of the text (a cut ``<private>`` stays private)."""
 _CLAUDE_NOTICES = ("[Request interrupted by user", "No response requested.")
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
-_TEST_COMMAND = re.compile(r"\b(pytest|tox|nox|jest|vitest|mocha|go test|cargo test|npm (run )?test|make test)\b")
+_TEST_COMMAND = re.compile(
+    r"\b(pytest|tox|nox|jest|vitest|mocha|go test|cargo test|npm (run )?test|make test)\b"
+)
 
 
 @dataclass
@@ -130,7 +132,8 @@ class _Pass:
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
-            args = block.get("input") if isinstance(block.get("input"), dict) else {}
+            given = block.get("input")
+            args: dict[str, Any] = given if isinstance(given, dict) else {}
             name = block.get("name")
             path = args.get("file_path") or args.get("notebook_path")
             if name in _EDIT_TOOLS and isinstance(path, str):
@@ -172,7 +175,7 @@ def parse_lines(lines: Iterable[bytes]) -> Reading:
 
 
 def read_from(path: Path, offset: int) -> Reading:
-    """The messages of the complete lines after byte ``offset``; a partial last line waits for the next read."""
+    """The messages of the complete lines after byte ``offset``; a partial last line waits for the next."""
     with path.open("rb") as f:
         f.seek(offset)
         data = f.read()

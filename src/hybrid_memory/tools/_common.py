@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
+
 async def _ask_roots(ctx: AppCtx) -> ListRoots | None:
     """Ask the client for its roots only when they decide the project and it can answer."""
     if not app(ctx).project_from_roots:
