@@ -27,6 +27,8 @@ from hybrid_memory.projects import root_uri
 
 SOCKET_NAME = "serve.sock"
 """As :data:`hybrid_memory.server.shared.SOCKET_NAME` (not imported: that module loads the SDK)."""
+HOST_LOG = "host.log"
+"""Where a host started by a hook writes its log (it has no terminal)."""
 PROTOCOL_VERSION = "2025-06-18"
 _POLL_S = 0.05
 _NO_HOST = (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN)
@@ -39,8 +41,9 @@ class HostError(Exception):
 class HostClient:
     """One MCP session with the host, its root the session's directory (so its project is the same)."""
 
-    def __init__(self, sock: socket.socket, root: Path, timeout_s: float) -> None:
+    def __init__(self, sock: socket.socket, root: Path, timeout_s: float, log: Path | None = None) -> None:
         self._sock = sock
+        self._closed = "the memory host closed the connection" + (f" (see {log})" if log else "")
         self._root = root
         self._timeout_s = timeout_s
         self._buffer = b""
@@ -110,7 +113,7 @@ class HostClient:
         try:
             self._sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         except OSError as exc:
-            raise HostError(f"the memory host closed the connection: {exc}") from exc
+            raise HostError(f"{self._closed}: {exc}") from exc
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         while b"\n" not in self._buffer:
@@ -123,9 +126,9 @@ class HostClient:
             except TimeoutError:
                 continue
             except OSError as exc:
-                raise HostError(f"the memory host closed the connection: {exc}") from exc
+                raise HostError(f"{self._closed}: {exc}") from exc
             if not chunk:
-                raise HostError("the memory host closed the connection")
+                raise HostError(self._closed)
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         message = json.loads(line)
@@ -147,7 +150,7 @@ def _try_connect(socket_path: Path) -> socket.socket | None:
 def start_host(data_dir: Path, env: dict[str, str] | None = None) -> None:
     """Start a headless host on ``data_dir`` in its own session, detached from the caller's pipes."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    log = open(data_dir / "host.log", "ab")  # noqa: SIM115 - handed to the child, closed here after
+    log = open(data_dir / HOST_LOG, "ab")  # noqa: SIM115 - handed to the child, closed here after
     try:
         subprocess.Popen(
             [sys.executable, "-m", "hybrid_memory", "serve", "--headless", "--data-dir", str(data_dir)],
@@ -170,7 +173,7 @@ def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True)
     while True:
         sock = _try_connect(socket_path)
         if sock is not None:
-            client = HostClient(sock, root, max(0.5, deadline - time.monotonic()))
+            client = HostClient(sock, root, max(0.5, deadline - time.monotonic()), data_dir / HOST_LOG)
             try:
                 client.handshake()
             except BaseException:
