@@ -95,10 +95,8 @@ def test_a_missing_transcript_is_one_stderr_line_and_exit_0(tmp_path: Path) -> N
     done = _hook("stop", _payload(tmp_path / "gone.jsonl", tmp_path), tmp_path / "data")
     assert done.returncode == 0
     assert done.stdout == ""
-    assert (
-        done.stderr
-        == f"hybrid-memory hook stop: the transcript {tmp_path / 'gone.jsonl'} does not exist; nothing captured\n"
-    )
+    gone = tmp_path / "gone.jsonl"
+    assert done.stderr == f"hybrid-memory hook stop: the transcript {gone} does not exist; nothing captured\n"
 
 
 def test_capture_of_a_truncated_then_completed_transcript_stores_each_message_once(
