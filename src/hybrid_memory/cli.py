@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
         "the Claude Code hooks start); exits after --idle-exit seconds without a connection",
     )
     serve.add_argument("--idle-exit", type=float, default=900.0, metavar="S", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--detached-host",
+        action="store_true",
+        help="with no host running, start a headless one (it outlives this server) instead of hosting here",
+    )
     for p in (serve,):
         p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
@@ -328,7 +333,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     else:
         from hybrid_memory.server.shared import serve_stdio
 
-        anyio.run(serve_stdio, server, settings.data_dir)
+        anyio.run(lambda: serve_stdio(server, settings.data_dir, detached_host=args.detached_host))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,19 +16,16 @@ import errno
 import json
 import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from hybrid_memory import __version__
+from hybrid_memory.hosting import HOST_LOG, start_headless_host
 from hybrid_memory.projects import root_uri
 
 SOCKET_NAME = "serve.sock"
 """As :data:`hybrid_memory.server.shared.SOCKET_NAME` (not imported: that module loads the SDK)."""
-HOST_LOG = "host.log"
-"""Where a host started by a hook writes its log (it has no terminal)."""
 PROTOCOL_VERSION = "2025-06-18"
 _POLL_S = 0.05
 _NO_HOST = (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN)
@@ -147,24 +144,6 @@ def _try_connect(socket_path: Path) -> socket.socket | None:
     return sock
 
 
-def start_host(data_dir: Path, env: dict[str, str] | None = None) -> None:
-    """Start a headless host on ``data_dir`` in its own session, detached from the caller's pipes."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log = open(data_dir / HOST_LOG, "ab")  # noqa: SIM115 - handed to the child, closed here after
-    try:
-        subprocess.Popen(
-            [sys.executable, "-m", "hybrid_memory", "serve", "--headless", "--data-dir", str(data_dir)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-            env=env,
-            close_fds=True,
-        )
-    finally:
-        log.close()
-
-
 def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
     """A session with the data dir's host, started (detached) when none runs, within ``timeout_s``."""
     socket_path = data_dir / SOCKET_NAME
@@ -183,7 +162,7 @@ def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True)
         if not start:
             raise HostError(f"no memory host runs on {data_dir}")
         if not started:
-            start_host(data_dir, dict(os.environ))
+            start_headless_host(data_dir, dict(os.environ))
             started = True
         if time.monotonic() > deadline:
             raise HostError(f"the memory host on {data_dir} did not start within {timeout_s:g} s")

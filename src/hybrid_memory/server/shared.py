@@ -39,6 +39,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from hybrid_memory.errors import BackendError, StoreLockedError
+from hybrid_memory.hosting import start_headless_host
 from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
 
 logger = logging.getLogger(__name__)
@@ -64,8 +65,13 @@ class _CancelledSocketWait(logging.Filter):
         return not (isinstance(exc, asyncio.InvalidStateError) and "Future.set_result" in record.getMessage())
 
 
-async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
-    """Serve this process's stdio client through the data dir's host, hosting when there is none."""
+async def serve_stdio(server: MCPServer[Any], data_dir: Path, *, detached_host: bool = False) -> None:
+    """Serve this process's stdio client through the data dir's host, hosting when there is none.
+
+    With ``detached_host`` it starts a headless host instead of hosting in-process, so the
+    store stays open after this client leaves (what the Claude Code plugin wants: the next
+    session and its hooks find it warm).
+    """
     logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
     socket_path = data_dir / SOCKET_NAME  # the data dir exists: the command checked it
     if len(os.fsencode(socket_path)) >= _MAX_SOCKET_PATH:
@@ -76,7 +82,7 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
     async with stdio_server() as (client_in, client_out), anyio.create_task_group() as tg:
 
         async def connect() -> anyio.abc.ByteStream:
-            return await _join_or_host(tg, server, data_dir)
+            return await _join_or_host(tg, server, data_dir, detached_host=detached_host)
 
         try:
             await Relay(client_in, client_out).run(connect)
@@ -88,17 +94,21 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
 
 
 async def _join_or_host(
-    tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path
+    tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path, *, detached_host: bool = False
 ) -> anyio.abc.ByteStream:
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + JOIN_TIMEOUT_S
+    started = False
     while True:
         try:
             return await anyio.connect_unix(socket_path)
         except OSError as exc:
             if exc.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
                 raise
-        lock_fd = _try_host_lock(data_dir)
+        if detached_host and not started:
+            start_headless_host(data_dir, dict(os.environ))
+            started = True
+        lock_fd = None if detached_host else _try_host_lock(data_dir)
         if lock_fd is not None:
             await tg.start(_host, server, data_dir, lock_fd)
             return await anyio.connect_unix(socket_path)
