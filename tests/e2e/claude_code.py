@@ -105,10 +105,10 @@ def host_pids(data_dir: Path) -> list[int]:
 
 
 def stop_hosts(data_dir: Path, timeout_s: float = 60) -> None:
-    """Interrupt the data dir's headless hosts (they close their stores) and wait until they are gone."""
+    """Stop the data dir's headless hosts (they close their stores) and wait until they are gone."""
     pids = host_pids(data_dir)
     for pid in pids:
-        os.kill(pid, signal.SIGINT)
+        os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout_s
     while any(Path(f"/proc/{pid}").exists() and not _zombie(pid) for pid in pids):
         if time.monotonic() > deadline:

@@ -48,16 +48,14 @@ def _fit(header: str, lines: list[str], budget: int) -> str:
     return "\n".join([header, *kept]) if kept else ""
 
 
-def prompt_context(
+def prompt_candidates(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
-) -> tuple[str, list[dict[str, Any]]]:
-    """The memories that strongly match ``prompt`` (not this session's own turns), cited; may be empty."""
-    if (
-        config.prompt_tokens <= 0
-        or len(prompt.split()) < _MIN_PROMPT_WORDS
-        or prompt.lstrip().startswith("/")
-    ):
-        return "", []
+) -> list[dict[str, Any]]:
+    """Recall for ``prompt``: the hits whose own text matches at least ``min_match``, best first,
+    not this session's own turns (they are in the model's context already)."""
+    worth_asking = len(prompt.split()) >= _MIN_PROMPT_WORDS and not prompt.lstrip().startswith("/")
+    if config.prompt_tokens <= 0 or not worth_asking:
+        return []
     result = host.call_tool(
         "recall_memory",
         {
@@ -68,14 +66,25 @@ def prompt_context(
             "max_tokens": max(100, config.prompt_tokens * 2),
         },
     )
-    hits = [
+    return [
         h
         for h in result.get("results", [])
         if h.get("thread_id") != session_id and float(h.get("match", 0.0)) >= config.min_match
     ]
+
+
+def render_prompt_context(config: HookConfig, hits: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The cited lines of ``hits`` that fit the prompt budget, and those hits; empty when none fits."""
     header = "Possibly relevant memory from earlier sessions (cite as [memory:<id>]; read_memory gives more):"
     text = _fit(header, [_hit_line(h) for h in hits], config.prompt_tokens)
     return text, hits[: text.count("[memory:")]
+
+
+def prompt_context(
+    config: HookConfig, host: HostClient, prompt: str, session_id: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """The memories that strongly match ``prompt``, cited, within budget; empty when none does."""
+    return render_prompt_context(config, prompt_candidates(config, host, prompt, session_id))
 
 
 def _recent(config: HookConfig, cwd: Path, session_id: str) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ import errno
 import fcntl
 import logging
 import os
+import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -132,7 +133,20 @@ async def serve_headless(server: MCPServer[Any], data_dir: Path, idle_exit_s: fl
     if lock_fd is None:
         logger.info("another process already hosts the memory store in %s", data_dir)
         return
-    await _host(server, data_dir, lock_fd, idle_exit_s=idle_exit_s)
+    async with anyio.create_task_group() as tg:
+
+        async def stop_on_signal() -> None:
+            # No terminal and no client of its own: SIGTERM / SIGINT are how it is told to stop,
+            # and it closes the stores before it goes.
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for signum in signals:
+                    logger.info("signal %d: the headless host closes the store and exits", signum)
+                    tg.cancel_scope.cancel()
+                    return
+
+        tg.start_soon(stop_on_signal)
+        await _host(server, data_dir, lock_fd, idle_exit_s=idle_exit_s)
+        tg.cancel_scope.cancel()
 
 
 class _IdleExit:
