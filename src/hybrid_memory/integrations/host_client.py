@@ -144,21 +144,15 @@ def _try_connect(socket_path: Path) -> socket.socket | None:
     return sock
 
 
-def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
-    """A session with the data dir's host, started (detached) when none runs, within ``timeout_s``."""
+def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
+    """A connection to the data dir's host, started (detached) when none runs, within ``timeout_s``."""
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + timeout_s
     started = False
     while True:
         sock = _try_connect(socket_path)
         if sock is not None:
-            client = HostClient(sock, root, max(0.5, deadline - time.monotonic()), data_dir / HOST_LOG)
-            try:
-                client.handshake()
-            except BaseException:
-                client.close()
-                raise
-            return client
+            return sock
         if not start:
             raise HostError(f"no memory host runs on {data_dir}")
         if not started:
@@ -167,3 +161,16 @@ def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True)
         if time.monotonic() > deadline:
             raise HostError(f"the memory host on {data_dir} did not start within {timeout_s:g} s")
         time.sleep(_POLL_S)
+
+
+def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
+    """An MCP session with the data dir's host (started when none runs), its root ``root``."""
+    deadline = time.monotonic() + timeout_s
+    sock = open_socket(data_dir, timeout_s, start=start)
+    client = HostClient(sock, root, max(0.5, deadline - time.monotonic()), data_dir / HOST_LOG)
+    try:
+        client.handshake()
+    except BaseException:
+        client.close()
+        raise
+    return client
