@@ -29,7 +29,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +41,7 @@ from hybrid_memory.evaluation.locomo import Conversation, load_locomo  # noqa: E
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens  # noqa: E402
 from hybrid_memory.integrations.hooks import run  # noqa: E402
 from hybrid_memory.integrations.host_client import connect  # noqa: E402
-from hybrid_memory.integrations.inject import prompt_candidates, render_prompt_context  # noqa: E402
+from hybrid_memory.integrations.inject import prompt_candidates, render_prompt_context, strong_matches  # noqa: E402
 from hybrid_memory.models import Scope  # noqa: E402
 from hybrid_memory.service.threads import memory_id  # noqa: E402
 
@@ -131,7 +130,7 @@ def sweep(
     conversations: list[Conversation], dirs: list[Path], ids: dict[str, str], thresholds: list[float]
 ) -> list[dict[str, Any]]:
     """Each threshold applied to the same candidates (the hook's own functions, recall asked once)."""
-    config = replace(HookConfig.from_env(), min_match=min(thresholds))
+    config = HookConfig.from_env()._replace(min_match=min(thresholds))
     asked: list[tuple[Any, list[dict[str, Any]], list[dict[str, Any]]]] = []
     for n, conv in enumerate(conversations):
         with (
@@ -148,11 +147,11 @@ def sweep(
                 )
     results = []
     for t in thresholds:
-        at = replace(config, min_match=t)
+        at = config._replace(min_match=t)
         rows = []
         for q, own_hits, other_hits in asked:
-            text, hits = render_prompt_context(at, [h for h in own_hits if h["match"] >= t])
-            elsewhere, _ = render_prompt_context(at, [h for h in other_hits if h["match"] >= t])
+            text, hits = render_prompt_context(at, strong_matches(own_hits, q.text, t))
+            elsewhere, _ = render_prompt_context(at, strong_matches(other_hits, q.text, t))
             cited = {ids.get(h["id"]) for h in hits}
             rows.append(
                 (

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -71,7 +70,7 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
         assert session_3
         assert not any(FACT in request_text(r) for r in session_3)
 
-    config = replace(HookConfig.from_env(), data_dir=data_dir)
+    config = HookConfig.from_env()._replace(data_dir=data_dir)
     assert settled(config, 60), "a capture was still running after 60 s"
     stop_hosts(data_dir)
     records = _export(data_dir, tmp_path)

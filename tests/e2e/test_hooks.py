@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +181,7 @@ def test_a_store_that_is_down_loses_nothing_and_duplicates_nothing(tmp_path: Pat
     done = _hook("stop", _payload(transcript, cwd), data_dir, HYBRID_MEMORY_HOOK_DETACH="0")
     assert (done.returncode, done.stderr) == (0, "")
     assert _thread_sizes(data_dir, cwd) == {SESSION: 1}
-    config = replace(HookConfig.from_env(), data_dir=data_dir)
+    config = HookConfig.from_env()._replace(data_dir=data_dir)
     assert settled(config, 10)
 
 

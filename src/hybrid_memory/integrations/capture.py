@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.config import HookConfig, project_of
+from hybrid_memory.integrations.config import HookConfig, project_of, recent_sessions_file, safe_name
 from hybrid_memory.integrations.host_client import connect
 from hybrid_memory.integrations.transcript import Reading, read_from
 
@@ -38,10 +38,6 @@ class Captured:
     stored: int
     unchanged: int
     messages: int
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:128] or "_"
 
 
 def _fingerprint(path: Path, offset: int) -> str:
@@ -108,8 +104,8 @@ def settled(config: HookConfig, timeout_s: float) -> bool:
 def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> Captured:
     """Remember what the transcript gained since the last capture of this session; idempotent."""
     state_dir = config.state_dir / "capture"
-    state_file = state_dir / f"{_safe(session_id)}.json"
-    with _locked(state_dir / f"{_safe(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
+    state_file = state_dir / f"{safe_name(session_id)}.json"
+    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
         if not ours:
             raise TimeoutError(
                 f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
@@ -126,10 +122,6 @@ def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) ->
             _note_session(config, cwd, session_id, reading)
         _save(transcript, state_file, reading.end)
         return done
-
-
-def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    return config.state_dir / "sessions" / f"{_safe(project)}.json"
 
 
 def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:

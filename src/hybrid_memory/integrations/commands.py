@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from hybrid_memory.integrations.hooks import EVENTS
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from hybrid_memory.integrations.config import HookConfig
     from hybrid_memory.integrations.transcript import read_from
 
-    config = replace(HookConfig.from_env(), data_dir=settings.data_dir, timeout_s=120.0)
+    config = HookConfig.from_env()._replace(data_dir=settings.data_dir, timeout_s=120.0)
     sessions = stored = unchanged = 0
     for transcript in _transcripts(args.paths):
         cwd = read_from(transcript, 0).cwd

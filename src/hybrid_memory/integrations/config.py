@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hybrid_memory.projects import project_name, root_uri
 
@@ -30,8 +30,9 @@ def _number(name: str, default: float, low: float, high: float) -> float:
     return value
 
 
-@dataclass(frozen=True)
-class HookConfig:
+class HookConfig(NamedTuple):
+    """A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports."""
+
     data_dir: Path
     project: str | None
     """HYBRID_MEMORY_PROJECT: when set, every session uses it (as the server does)."""
@@ -73,3 +74,13 @@ def estimate_tokens(text: str) -> int:
 def project_of(config: HookConfig, cwd: Path) -> str:
     """The session's project, named as the server names it from Claude Code's root (the session's cwd)."""
     return config.project or project_name(root_uri(cwd)) or "default"
+
+
+def safe_name(name: str) -> str:
+    """``name`` usable as a file name (a session id, a project)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:128] or "_"
+
+
+def recent_sessions_file(config: HookConfig, project: str) -> Path:
+    """The project's last sessions (first prompt, last time), which SessionStart shows."""
+    return config.state_dir / "sessions" / f"{safe_name(project)}.json"

@@ -8,11 +8,11 @@ the model pays for every injected token in every later request of the session.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.capture import recent_sessions_file
-from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of
+from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of, recent_sessions_file
 from hybrid_memory.integrations.host_client import HostClient, HostError
 
 _HIT_CHARS = 400
@@ -20,6 +20,23 @@ _HIT_CHARS = 400
 _RECENT_SHOWN = 3
 _MIN_PROMPT_WORDS = 3
 """Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
+VERY_STRONG_MATCH = 0.8
+"""A hit matching this well is injected even when it does not repeat the prompt's names."""
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
+_WORDS = re.compile(r"[\w'-]+")
+_NOT_NAMES = frozenset(
+    " ".join(
+        (
+            "i i'm i've i'd i'll a an the what when where who whom whose which why how is are was were",
+            "do does did can could would should will shall may might must have has had be been this that",
+            "these those there here it its if in on at of for to from with by and or but not no yes please",
+            "tell give show",
+            "list find remember my our your their his her we you they he she me us them also then so as any",
+            "all some monday tuesday wednesday thursday friday saturday sunday january february march april",
+            "june july august september october november december today yesterday tomorrow ok okay thanks",
+        )
+    ).split()
+)
 _CONTEXT_QUERY = "decisions, preferences, conventions and facts about this project"
 
 
@@ -51,8 +68,8 @@ def _fit(header: str, lines: list[str], budget: int) -> str:
 def prompt_candidates(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> list[dict[str, Any]]:
-    """Recall for ``prompt``: the hits whose own text matches at least ``min_match``, best first,
-    not this session's own turns (they are in the model's context already)."""
+    """Recall for ``prompt``, best first: hits matching at least ``min_match``, not this session's
+    own turns (they are in the model's context already)."""
     worth_asking = len(prompt.split()) >= _MIN_PROMPT_WORDS and not prompt.lstrip().startswith("/")
     if config.prompt_tokens <= 0 or not worth_asking:
         return []
@@ -66,11 +83,37 @@ def prompt_candidates(
             "max_tokens": max(100, config.prompt_tokens * 2),
         },
     )
-    return [
-        h
-        for h in result.get("results", [])
-        if h.get("thread_id") != session_id and float(h.get("match", 0.0)) >= config.min_match
-    ]
+    return [h for h in result.get("results", []) if h.get("thread_id") != session_id]
+
+
+def _word(word: str) -> str:
+    return word.lower().removesuffix("'s").strip("'-")
+
+
+def anchors(prompt: str) -> set[str]:
+    """The names a prompt is about: capitalised words that are not a question word, pronoun or date."""
+    return {_word(w) for w in _CAPITALISED.findall(prompt)} - _NOT_NAMES
+
+
+def strong_matches(hits: list[dict[str, Any]], prompt: str, min_match: float) -> list[dict[str, Any]]:
+    """The hits worth injecting unasked: ``match`` at least ``min_match`` and, when the prompt names
+    someone or something, a text that names it too (unless the match is very strong).
+
+    A prompt about a person, a project or a tool that the memory has never mentioned is about
+    something else; memories that merely resemble it in meaning are what a model is misled by.
+    """
+    named = anchors(prompt)
+    strong = []
+    for hit in hits:
+        match = float(hit.get("match", 0.0))
+        if match < min_match:
+            continue
+        if named and match < VERY_STRONG_MATCH:
+            words = {_word(w) for w in _WORDS.findall(str(hit.get("text", "")))}
+            if not named & words:
+                continue
+        strong.append(hit)
+    return strong
 
 
 def render_prompt_context(config: HookConfig, hits: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -84,7 +127,8 @@ def prompt_context(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> tuple[str, list[dict[str, Any]]]:
     """The memories that strongly match ``prompt``, cited, within budget; empty when none does."""
-    return render_prompt_context(config, prompt_candidates(config, host, prompt, session_id))
+    hits = strong_matches(prompt_candidates(config, host, prompt, session_id), prompt, config.min_match)
+    return render_prompt_context(config, hits)
 
 
 def _recent(config: HookConfig, cwd: Path, session_id: str) -> list[dict[str, Any]]:
