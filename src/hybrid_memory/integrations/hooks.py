@@ -25,7 +25,7 @@ EVENTS = {
     "pre-compact": "PreCompact",
     "session-end": "SessionEnd",
 }
-SETTLE_S = 5.0
+SETTLE_S = 10.0
 """How long SessionStart waits for the previous session's capture to finish."""
 
 
