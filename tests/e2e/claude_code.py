@@ -61,9 +61,9 @@ class ClaudeCode:
     env: dict[str, str]
 
     def run(
-        self, *args: str, cwd: Path | None = None, check: bool = True
+        self, *args: str, cwd: Path | None = None, check: bool = True, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        env = {**self.env, **OFFLINE, "HOME": str(self.home)}
+        env = {**self.env, **(env or {}), **OFFLINE, "HOME": str(self.home)}
         env.update(ANTHROPIC_BASE_URL=self.base_url, ANTHROPIC_API_KEY="test-key")
         done = subprocess.run(
             [str(CLAUDE), *args],

@@ -1,8 +1,8 @@
 """A scripted stand-in of the Anthropic Messages API on loopback, for driving the real Claude Code.
 
 It answers ``POST /v1/messages`` the way the API does — a server-sent event stream when
-the request asks for ``stream``, one JSON message otherwise — with the text its ``reply``
-function chooses for each request, and records every request body so a test can assert
+the request asks for ``stream``, one JSON message otherwise — with the text (or the tool
+call) its ``reply`` function chooses for each request, and records every request body so a test can assert
 what the model would have received. Anything else Claude Code asks for (token counting,
 its own endpoints) gets a small valid answer so no request hangs.
 """
@@ -18,10 +18,19 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Reply = Callable[[dict[str, Any]], str]
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A reply that calls a tool: Claude Code runs it and sends the result in its next request."""
+
+    name: str
+    input: dict[str, Any]
 
 
-def _default_reply(_: dict[str, Any]) -> str:
+Reply = Callable[[dict[str, Any]], "str | ToolUse"]
+
+
+def _default_reply(_: dict[str, Any]) -> str | ToolUse:
     return "Noted."
 
 
@@ -67,37 +76,48 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def _message(body: dict[str, Any], text: str) -> dict[str, Any]:
+def _block(reply: str | ToolUse) -> dict[str, Any]:
+    if isinstance(reply, ToolUse):
+        return {
+            "type": "tool_use",
+            "id": f"toolu_{uuid.uuid4().hex[:24]}",
+            "name": reply.name,
+            "input": reply.input,
+        }
+    return {"type": "text", "text": reply}
+
+
+def _message(body: dict[str, Any], reply: str | ToolUse) -> dict[str, Any]:
     return {
         "id": f"msg_{uuid.uuid4().hex[:24]}",
         "type": "message",
         "role": "assistant",
         "model": body.get("model", "claude-standin"),
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
+        "content": [_block(reply)],
+        "stop_reason": "tool_use" if isinstance(reply, ToolUse) else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": max(1, len(text) // 4)},
+        "usage": {"input_tokens": 10, "output_tokens": 5},
     }
 
 
-def _stream(body: dict[str, Any], text: str) -> Iterator[bytes]:
-    message = _message(body, text)
+def _stream(body: dict[str, Any], reply: str | ToolUse) -> Iterator[bytes]:
+    message = _message(body, reply)
+    block = message["content"][0]
     start = {**message, "content": [], "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}
     yield _sse("message_start", {"type": "message_start", "message": start})
-    yield _sse(
-        "content_block_start",
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    )
-    yield _sse(
-        "content_block_delta",
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-    )
+    if isinstance(reply, ToolUse):
+        opening = {**block, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.input)}
+    else:
+        opening, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": reply}
+    yield _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": opening})
+    yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
     yield _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
     yield _sse(
         "message_delta",
         {
             "type": "message_delta",
-            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
             "usage": {"output_tokens": message["usage"]["output_tokens"]},
         },
     )
@@ -147,16 +167,16 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
                 return
             with lock:
                 standin.requests.append(body)
-            text = reply(body)
+            answer = reply(body)
             if not body.get("stream"):
-                self._send_json(200, _message(body, text))
+                self._send_json(200, _message(body, answer))
                 return
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("connection", "close")
             self.end_headers()
-            for chunk in _stream(body, text):
+            for chunk in _stream(body, answer):
                 self.wfile.write(chunk)
             self.wfile.flush()
             self.close_connection = True

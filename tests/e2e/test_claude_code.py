@@ -9,18 +9,23 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
 from tests.e2e.claude_code import ClaudeCode, git_project, hook_env, require_claude, stop_hosts
-from tests.e2e.messages_standin import messages_standin, request_text
+from tests.e2e.messages_standin import ToolUse, messages_standin, request_text
 
 pytestmark = [pytest.mark.claude_code, pytest.mark.subprocess, pytest.mark.model]
 
 FACT = "The staging database is rebuilt every Thursday at 04:30 from the nightly snapshot."
 QUESTION = "When is the staging database rebuilt, and from what?"
+LOOK_IT_UP = "Look it up in memory: when is the staging database rebuilt?"
+RECALL_TOOL = "mcp__plugin_hybrid-memory_hybrid-memory__recall_memory"
+MCP_TOOLS_UP_FRONT = {"ENABLE_TOOL_SEARCH": "false"}
+"""Claude Code then lists MCP tools in the request instead of behind its tool search."""
 SCAFFOLDING = (
     "<system-reminder>",
     "Primary working directory",
@@ -28,6 +33,29 @@ SCAFFOLDING = (
     "<command-",
     "Today's date",
 )
+
+
+def _model(body: dict[str, Any]) -> str | ToolUse:
+    """Calls the memory server's recall tool when asked to look something up, else says "Noted."."""
+    last = _last_user(body)
+    if _tool_results(last):
+        return "Done."
+    if LOOK_IT_UP in request_text({"messages": [last]}):
+        return ToolUse(RECALL_TOOL, {"query": QUESTION})
+    return "Noted."
+
+
+def _last_user(body: dict[str, Any]) -> dict[str, Any]:
+    """The last user message (Claude Code may put system messages after it)."""
+    return next(m for m in reversed(body["messages"]) if m.get("role") == "user")
+
+
+def _tool_results(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return json.dumps(
+        [b.get("content") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+    )[2:-2]
 
 
 def _export(data_dir: Path, tmp_path: Path) -> list[dict[str, object]]:
@@ -49,7 +77,7 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
     data_dir = tmp_path / "data"
     alpha = git_project(tmp_path / "work" / "alpha")
     beta = git_project(tmp_path / "work" / "beta")
-    with messages_standin() as model:
+    with messages_standin(_model) as model:
         claude = ClaudeCode(home=tmp_path / "home", base_url=model.url, env=hook_env(data_dir))
         claude.home.mkdir()
         claude.install_plugin()
@@ -70,6 +98,16 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
         assert session_3
         assert not any(FACT in request_text(r) for r in session_3)
 
+        # The MCP server resolves the project from Claude Code's root as the hooks did from the cwd.
+        mcp_results = {}
+        for project in (alpha, beta):
+            first = len(model.requests)
+            claude.run("-p", LOOK_IT_UP, "--allowedTools", RECALL_TOOL, cwd=project, env=MCP_TOOLS_UP_FRONT)
+            answered = [_tool_results(_last_user(r)) for r in model.requests[first:]]
+            mcp_results[project.name] = next(a for a in answered if a)
+        assert FACT in mcp_results["alpha"]
+        assert FACT not in mcp_results["beta"]
+
     config = HookConfig.from_env()._replace(data_dir=data_dir)
     assert settled(config, 60), "a capture was still running after 60 s"
     stop_hosts(data_dir)
@@ -85,4 +123,4 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
     by_thread: dict[str, list[str]] = {}
     for memory in memories:
         by_thread.setdefault(str(memory["thread_id"]), []).append(str(memory["role"]))
-    assert sorted(sorted(roles) for roles in by_thread.values()) == [["assistant", "user"]] * 3
+    assert sorted(sorted(roles) for roles in by_thread.values()) == [["assistant", "user"]] * 5
