@@ -127,7 +127,11 @@ def through_hooks(conversations: list[Conversation], dirs: list[Path], ids: dict
 
 
 def sweep(
-    conversations: list[Conversation], dirs: list[Path], ids: dict[str, str], thresholds: list[float]
+    conversations: list[Conversation],
+    dirs: list[Path],
+    ids: dict[str, str],
+    thresholds: list[float],
+    dump: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Each threshold applied to the same candidates (the hook's own functions, recall asked once)."""
     config = HookConfig.from_env()._replace(min_match=min(thresholds))
@@ -145,6 +149,24 @@ def sweep(
                         prompt_candidates(config, other, q.text, "bench"),
                     )
                 )
+    for _, own_hits, other_hits in asked:
+        for hit in own_hits + other_hits:
+            hit["dia_id"] = ids.get(hit["id"])
+    if dump is not None:
+        dump.write_text(
+            json.dumps(
+                [
+                    {
+                        "question": q.text,
+                        "category": q.category,
+                        "evidence": list(q.evidence),
+                        "own": own,
+                        "other": other,
+                    }
+                    for q, own, other in asked
+                ]
+            )
+        )
     results = []
     for t in thresholds:
         at = config._replace(min_match=t)
@@ -176,6 +198,7 @@ def main() -> None:
     parser.add_argument(
         "--sweep", type=float, nargs="+", metavar="T", help="also these thresholds, on the same candidates"
     )
+    parser.add_argument("--dump", type=Path, help="write the swept candidates here (JSON), for analysis")
     parser.add_argument("--sweep-only", action="store_true", help="skip the run through the hooks")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "plugin_injection.json")
     args = parser.parse_args()
@@ -200,7 +223,7 @@ def main() -> None:
             ids.update(_capture(conv, project_dir, transcripts))
             print(f"captured {conv.id}: {len(conv.turns)} turns", file=sys.stderr)
         if args.sweep:
-            results["sweep"] = sweep(conversations, dirs, ids, args.sweep)
+            results["sweep"] = sweep(conversations, dirs, ids, args.sweep, args.dump)
         if not args.sweep_only:
             results["hooks"] = through_hooks(conversations, dirs, ids)
             print(json.dumps(results["hooks"]), file=sys.stderr)
