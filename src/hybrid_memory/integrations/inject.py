@@ -80,7 +80,9 @@ def prompt_candidates(
             "limit": 8,
             "min_score": config.min_match,
             "with_context": False,
-            "max_tokens": max(100, config.prompt_tokens * 2),
+            # Room for every hit's whole text: the hook cuts each line itself (_HIT_CHARS), where
+            # recall's own budget would cut the later hits to their first word.
+            "max_tokens": 4000,
         },
     )
     return [h for h in result.get("results", []) if h.get("thread_id") != session_id]
