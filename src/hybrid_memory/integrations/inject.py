@@ -122,7 +122,7 @@ def render_prompt_context(config: HookConfig, hits: list[dict[str, Any]]) -> tup
     """The cited lines of ``hits`` that fit the prompt budget, and those hits; empty when none fits."""
     header = "Possibly relevant memory from earlier sessions (cite as [memory:<id>]; read_memory gives more):"
     text = _fit(header, [_hit_line(h) for h in hits], config.prompt_tokens)
-    return text, hits[: text.count("[memory:")]
+    return text, hits[: max(0, len(text.splitlines()) - 1)]
 
 
 def prompt_context(
