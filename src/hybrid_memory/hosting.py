@@ -5,7 +5,6 @@ Stdlib only: the hooks import it on their fast path.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +18,8 @@ def start_headless_host(data_dir: Path, env: dict[str, str] | None = None) -> No
     It outlives the caller and exits after an idle period; when another process hosts
     already, it exits at once.
     """
+    import subprocess  # only here: a hook that finds a host running never needs it
+
     data_dir.mkdir(parents=True, exist_ok=True)
     log = open(data_dir / HOST_LOG, "ab")  # noqa: SIM115 - handed to the child, closed here after
     try:

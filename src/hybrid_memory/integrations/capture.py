@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.config import HookConfig, project_of, recent_sessions_file, safe_name
+from hybrid_memory.integrations.config import (
+    CAPTURE_LOCK,
+    HookConfig,
+    project_of,
+    recent_sessions_file,
+    safe_name,
+)
 from hybrid_memory.integrations.host_client import connect
 from hybrid_memory.integrations.transcript import Reading, read_from
 
@@ -29,8 +35,6 @@ BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
-CAPTURE_LOCK = "capture.lock"
-"""Held shared by every capture in progress, so a starting session can wait for them (:func:`settled`)."""
 
 
 @dataclass
@@ -85,14 +89,6 @@ def _locked(lock_path: Path, mode: int, timeout_s: float) -> Iterator[bool]:
         yield True
     finally:
         os.close(fd)
-
-
-def hold_capture_lock(config: HookConfig) -> int:
-    """Take the shared capture lock and return its descriptor; a detached capture inherits it."""
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_SH)
-    return fd
 
 
 def settled(config: HookConfig, timeout_s: float) -> bool:

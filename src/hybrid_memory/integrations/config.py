@@ -8,6 +8,9 @@ from typing import NamedTuple
 
 from hybrid_memory.projects import project_name, root_uri
 
+CAPTURE_LOCK = "capture.lock"
+"""Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
+
 
 def _default_data_dir() -> Path:
     import platformdirs  # light, and the same rule as the server's settings

@@ -9,6 +9,7 @@ still running, so it sees what the previous one said.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from hybrid_memory.integrations.config import HookConfig, estimate_tokens
+from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig, estimate_tokens
 
 EVENTS = {
     "session-start": "SessionStart",
@@ -107,18 +108,22 @@ def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] 
     return _context_output("UserPromptSubmit", text) if text else None
 
 
-def _capture(config: HookConfig, payload: dict[str, Any], stderr: IO[str]) -> None:
-    from hybrid_memory.integrations.capture import capture, hold_capture_lock
-
+def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
     transcript = _transcript(payload)
     session_id, cwd = payload["session_id"], _cwd(payload)
     if not config.detach:
+        from hybrid_memory.integrations.capture import capture
+
         capture(config, session_id, transcript, cwd)
         return
-    lock_fd = hold_capture_lock(config)  # taken before the fork: a session starting now waits for the child
+    # Taken before the fork and inherited by the child: a session starting now waits for it.
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    lock_fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock_fd, fcntl.LOCK_SH)
     if os.fork() != 0:
-        os.close(lock_fd)
-        return
+        # The parent has said all it has to say (nothing): leave now, not after the
+        # interpreter's teardown, so the session waits for as little as possible.
+        os._exit(0)
     # The child: its own session, off Claude Code's pipes (Claude Code waits for them to close).
     os.setsid()
     log = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -128,6 +133,8 @@ def _capture(config: HookConfig, payload: dict[str, Any], stderr: IO[str]) -> No
     os.dup2(log, 2)
     code = 0
     try:
+        from hybrid_memory.integrations.capture import capture
+
         capture(config, session_id, transcript, cwd)
     except Exception as exc:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -158,7 +165,7 @@ def run(event: str, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
         elif name == "UserPromptSubmit":
             output = _user_prompt(config, payload)
         else:
-            _capture(config, payload, stderr)
+            _capture(config, payload)
         if output is not None:
             stdout.write(json.dumps(output) + "\n")
     except Exception as exc:  # a hook never breaks the session

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -128,6 +130,10 @@ class StdioRelay:
 
 def serve_relay(data_dir: Path) -> int:
     """Relay this process's stdio to the data dir's host (started detached when none runs) until EOF."""
+    # Told to stop (Claude Code sends SIGINT, then SIGTERM 0.1 s later): nothing to save, every
+    # answer already went out, so go at once instead of unwinding the blocked reads.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: os._exit(0))
     try:
         relay = StdioRelay(data_dir, sys.stdin.buffer, sys.stdout.buffer)
     except HostError as exc:
