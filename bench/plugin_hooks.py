@@ -8,7 +8,8 @@
    starting and exiting (``python -c pass``) in the same run.
 2. Capture of a ``--turns``-turn transcript (a user and an assistant message a turn):
    the time the hook holds the session (detached, the default) and the time the capture
-   itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``).
+   itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``), beside the same messages sent straight
+   to ``remember_thread`` in the same run.
 3. With the real Claude Code (``tools/claude-code``, skipped without it) against the
    loopback stand-in of the Messages API: one-turn ``claude -p`` sessions, plugin
    enabled and disabled in alternation; the medians and their difference.
@@ -35,8 +36,10 @@ sys.path.insert(0, str(REPO))
 from tests.e2e.claude_code import CLAUDE, OFFLINE, git_project, stop_hosts  # noqa: E402
 from tests.e2e.messages_standin import messages_standin  # noqa: E402
 
-from hybrid_memory.integrations.capture import settled  # noqa: E402
+from hybrid_memory.integrations.capture import BATCH, settled  # noqa: E402
 from hybrid_memory.integrations.config import HookConfig  # noqa: E402
+from hybrid_memory.integrations.host_client import connect  # noqa: E402
+from hybrid_memory.integrations.transcript import read_from  # noqa: E402
 
 HOOK = Path(sys.executable).parent / "hybrid-memory"
 TOPICS = [
@@ -113,6 +116,15 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
     # The first hook starts the host (measured apart: it happens once per idle period).
     cold = _hook("session-start", {"session_id": "warm-up", "cwd": str(cwd)}, env)
     capture_s = _hook("stop", payload, {**env, "HYBRID_MEMORY_HOOK_DETACH": "0"})
+    # Baseline in the same run: the same messages sent straight to remember_thread (what capture adds
+    # on top is reading and filtering the transcript).
+    messages = read_from(transcript, 0).messages
+    start = perf_counter()
+    with connect(data_dir, cwd, timeout_s=600) as host:
+        for i in range(0, len(messages), BATCH):
+            batch = [m.as_argument() for m in messages[i : i + BATCH]]
+            host.call_tool("remember_thread", {"thread_id": "baseline", "messages": batch})
+    baseline_s = perf_counter() - start
     _transcript(transcript, "long2", turns, cwd)
     detached_s = _hook("stop", {**payload, "session_id": "long2"}, env)
     start = perf_counter()
@@ -137,6 +149,7 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
         "user_prompt_submit": _quantiles(prompt_s),
         "python_start_exit": _quantiles(python_s),
         f"capture_{turns}_turns_inline_s": round(capture_s, 2),
+        f"remember_thread_same_{2 * turns}_messages_s": round(baseline_s, 2),
         f"capture_{turns}_turns_session_waits_s": round(detached_s, 3),
         f"capture_{turns}_turns_detached_done_s": round(detached_done_s, 2),
     }
