@@ -52,8 +52,16 @@ class StandIn:
 
 
 def request_text(body: dict[str, Any]) -> str:
-    """Every piece of text a request puts before the model: system prompt and messages."""
-    parts: list[str] = []
+    """Every piece of text a request puts before the model: system prompt and messages
+    (Anthropic's Messages API), or instructions and input items (OpenAI's Responses API)."""
+    parts: list[str] = [str(body.get("instructions") or "")]
+    for item in body.get("input", []) if isinstance(body.get("input"), list) else []:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict):
+                parts.append(str(block.get("text", "")))
     system = body.get("system")
     if isinstance(system, str):
         parts.append(system)
@@ -124,6 +132,44 @@ def _stream(body: dict[str, Any], reply: str | ToolUse) -> Iterator[bytes]:
     yield _sse("message_stop", {"type": "message_stop"})
 
 
+def _responses_stream(body: dict[str, Any], text: str) -> Iterator[bytes]:
+    item_id = f"msg_{uuid.uuid4().hex[:24]}"
+    item = {
+        "type": "message",
+        "id": item_id,
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 2,
+        "total_tokens": 12,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
+    response = {
+        "id": f"resp_{uuid.uuid4().hex[:24]}",
+        "object": "response",
+        "model": body.get("model", "standin"),
+        "status": "completed",
+        "output": [item],
+        "usage": usage,
+    }
+    started = {**response, "status": "in_progress", "output": []}
+    yield _sse("response.created", {"type": "response.created", "response": started})
+    added = {**item, "status": "in_progress", "content": []}
+    yield _sse(
+        "response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": added}
+    )
+    delta = {"item_id": item_id, "output_index": 0, "content_index": 0, "delta": text}
+    yield _sse("response.output_text.delta", {"type": "response.output_text.delta", **delta})
+    yield _sse(
+        "response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}
+    )
+    yield _sse("response.completed", {"type": "response.completed", "response": response})
+
+
 def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -138,6 +184,18 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def _respond(self, body: dict[str, Any], answer: str | ToolUse) -> None:
+            """OpenAI's Responses API, streamed, as Codex CLI asks for it (text answers only)."""
+            text = answer if isinstance(answer, str) else ""
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")
+            self.end_headers()
+            for chunk in _responses_stream(body, text):
+                self.wfile.write(chunk)
+            self.wfile.flush()
+            self.close_connection = True
 
         def do_HEAD(self) -> None:
             self.send_response(200)
@@ -159,6 +217,11 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
             path = self.path.split("?", 1)[0]
             with lock:
                 standin.paths.append(f"POST {path}")
+            if path.endswith("/responses"):
+                with lock:
+                    standin.requests.append(body)
+                self._respond(body, reply(body))
+                return
             if path.endswith("/count_tokens"):
                 self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
                 return

@@ -7,6 +7,10 @@ secret), and ``<private>…</private>`` spans. Of tool activity two things becom
 line, because a later session asks about them and they cost a few tokens: which files
 were edited or written, and whether a test command passed or failed.
 
+Codex CLI's session files (``~/.codex/sessions/**/rollout-*.jsonl``), which its hooks name
+as ``transcript_path`` too, are read the same way: its messages, without its developer
+instructions, environment blocks, reasoning and tool calls.
+
 Stdlib only: the Stop hook imports it.
 """
 
@@ -33,11 +37,16 @@ _SCAFFOLD_TAGS = (
     "bash-stderr",
     "user-prompt-submit-hook",
     "task-notification",
+    "environment_context",
+    "user_instructions",
+    "skills_instructions",
+    "turn_aborted",
     "private",
 )
 _TAGGED = re.compile(r"<(" + "|".join(_SCAFFOLD_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL)
 """A span and its tags; an unclosed one runs to the end of the text (a cut ``<private>`` stays private)."""
 _CLAUDE_NOTICES = ("[Request interrupted by user", "No response requested.")
+CODEX_TEXT = ("input_text", "output_text")
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 _TEST_COMMAND = re.compile(
     r"\b(pytest|tox|nox|jest|vitest|mocha|go test|cargo test|npm (run )?test|make test)\b"
@@ -102,6 +111,9 @@ class _Pass:
 
     def entry(self, entry: dict[str, Any]) -> None:
         kind = entry.get("type")
+        if kind in ("response_item", "session_meta", "turn_context"):
+            self._codex(entry)
+            return
         if kind not in ("user", "assistant") or entry.get("isSidechain") or entry.get("isMeta"):
             return
         if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
@@ -126,6 +138,37 @@ class _Pass:
             self.reading.first_prompt = text
         stamp = entry.get("timestamp")
         self.reading.messages.append(Message(uuid, role, text, stamp if isinstance(stamp, str) else None))
+
+    def _codex(self, entry: dict[str, Any]) -> None:
+        """A line of a Codex CLI session file (``rollout-*.jsonl``): the same conversation, another shape."""
+        payload = entry.get("payload")
+        if not isinstance(payload, dict):
+            return
+        if entry["type"] != "response_item":
+            cwd = payload.get("cwd")
+            self.reading.cwd = cwd if isinstance(cwd, str) else self.reading.cwd
+            return
+        role, message_id = payload.get("role"), payload.get("id")
+        if (
+            payload.get("type") != "message"
+            or role not in ("user", "assistant")
+            or not isinstance(message_id, str)
+        ):
+            return  # developer instructions, reasoning, tool calls and their output
+        content = payload.get("content")
+        blocks = content if isinstance(content, list) else []
+        texts = [
+            str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") in CODEX_TEXT
+        ]
+        text = "\n".join(t for t in (clean(t) for t in texts) if t)
+        if not text:
+            return
+        if role == "user" and self.reading.first_prompt is None:
+            self.reading.first_prompt = text
+        stamp = entry.get("timestamp")
+        self.reading.messages.append(
+            Message(message_id, role, text, stamp if isinstance(stamp, str) else None)
+        )
 
     def _tool_uses(self, content: Any, cwd: str | None) -> list[str]:
         lines: list[str] = []
