@@ -203,4 +203,4 @@ def test_import_transcript_remembers_old_sessions_once(tmp_path: Path, data_dir:
         command, env=hook_env(data_dir), capture_output=True, text=True, timeout=120, check=True
     )
     assert again.stdout == "imported 1 sessions: 0 messages stored, 0 already remembered\n"
-    assert _thread_sizes(data_dir, Path("/work/ledger")) == {"old-session": 2}
+    assert _thread_sizes(data_dir, Path("/work/ledger")) == {SESSION: 2}  # the thread its hooks would use

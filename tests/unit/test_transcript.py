@@ -142,3 +142,88 @@ def test_the_next_capture_starts_where_the_last_stopped_unless_the_transcript_wa
     assert _start(path, state) == 0
     path.write_bytes(_lines(SESSION[4]))  # shorter than the saved offset
     assert _start(path, state) == 0
+
+
+CODEX_SESSION = [
+    json.dumps(
+        {
+            "timestamp": "2026-11-20T10:00:00.000Z",
+            "type": "session_meta",
+            "payload": {"session_id": "019a-codex", "id": "019a-codex", "cwd": "/home/ada/work/ledger"},
+        }
+    ).encode(),
+    json.dumps(
+        {
+            "timestamp": "2026-11-20T10:00:01.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "id": "msg_dev",
+                "role": "developer",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "<permissions instructions>sandboxed</permissions instructions>",
+                    }
+                ],
+            },
+        }
+    ).encode(),
+    json.dumps(
+        {
+            "timestamp": "2026-11-20T10:00:02.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "id": "msg_env",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "<environment_context>\n  <cwd>/x</cwd>\n</environment_context>",
+                    }
+                ],
+            },
+        }
+    ).encode(),
+    json.dumps(
+        {
+            "timestamp": "2026-11-20T10:00:03.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "id": "msg_u1",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Exports are CSV. <private>token abc</private>"}],
+            },
+        }
+    ).encode(),
+    json.dumps(
+        {
+            "timestamp": "2026-11-20T10:00:04.000Z",
+            "type": "response_item",
+            "payload": {"type": "reasoning", "id": "r1"},
+        }
+    ).encode(),
+    json.dumps(
+        {
+            "timestamp": "2026-11-20T10:00:05.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "id": "msg_a1",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Noted: CSV exports."}],
+            },
+        }
+    ).encode(),
+]
+
+
+def test_a_codex_session_file_gives_its_user_and_assistant_messages_and_its_session() -> None:
+    reading = parse_lines(CODEX_SESSION)
+    assert [(m.id, m.role, m.text, m.created_at) for m in reading.messages] == [
+        ("msg_u1", "user", "Exports are CSV.", "2026-11-20T10:00:03.000Z"),
+        ("msg_a1", "assistant", "Noted: CSV exports.", "2026-11-20T10:00:05.000Z"),
+    ]
+    assert (reading.session_id, reading.cwd) == ("019a-codex", "/home/ada/work/ledger")

@@ -20,10 +20,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     hook.set_defaults(data_dir=None, project=None)
     imp = sub.add_parser(
         "import-transcript",
-        help="remember Claude Code sessions recorded before the plugin (their transcript .jsonl files)",
-        description="Remember Claude Code session transcripts as the plugin would have captured them: each "
-        "file is one session (thread = its file name), in the project of the directory it ran in. "
-        "Idempotent: what the plugin already captured is not stored twice.",
+        help="remember Claude Code (or Codex CLI) sessions recorded before the hooks were installed",
+        description="Remember session transcripts as the hooks would have captured them: each file is one "
+        "session (thread = its session id), in the project of the directory it ran in. Claude Code's "
+        "~/.claude/projects/<dir>/*.jsonl and Codex CLI's ~/.codex/sessions/**/rollout-*.jsonl are read. "
+        "Idempotent: what the hooks already captured is not stored twice.",
     )
     imp.add_argument(
         "paths",
@@ -57,17 +58,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     config = HookConfig.from_env()._replace(data_dir=settings.data_dir, timeout_s=120.0)
     sessions = stored = unchanged = 0
     for transcript in _transcripts(args.paths):
-        cwd = read_from(transcript, 0).cwd
-        if cwd is None:
+        whole = read_from(transcript, 0)
+        if whole.cwd is None:
             print(f"skipped {transcript}: no message with a working directory", file=sys.stderr)
             continue
-        done = capture(config, transcript.stem, transcript, Path(cwd))
+        # The thread the hooks give the session, so a session imported and captured is stored once.
+        session = whole.session_id or transcript.stem
+        done = capture(config, session, transcript, Path(whole.cwd))
         sessions += 1
         stored += done.stored
         unchanged += done.unchanged
-        print(
-            f"{transcript.stem}: {done.messages} messages ({done.stored} stored) from {cwd}", file=sys.stderr
-        )
+        print(f"{session}: {done.messages} messages ({done.stored} stored) from {whole.cwd}", file=sys.stderr)
     # A client-side command: its summary belongs on stdout.
     print(f"imported {sessions} sessions: {stored} messages stored, {unchanged} already remembered")
     return 0

@@ -78,6 +78,8 @@ class Reading:
     """Byte offset just after the last complete line read."""
     first_prompt: str | None = None
     cwd: str | None = None
+    session_id: str | None = None
+    """The session the file records, as hooks name it: Claude Code's ``sessionId``, Codex's session id."""
 
 
 def clean(text: str) -> str:
@@ -124,6 +126,9 @@ class _Pass:
             return
         cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else None
         self.reading.cwd = cwd or self.reading.cwd
+        session = entry.get("sessionId")
+        if isinstance(session, str) and self.reading.session_id is None:
+            self.reading.session_id = session
         content = message.get("content")
         lines = [t for t in (clean(t) for t in _texts(content)) if t]
         if kind == "assistant":
@@ -145,8 +150,10 @@ class _Pass:
         if not isinstance(payload, dict):
             return
         if entry["type"] != "response_item":
-            cwd = payload.get("cwd")
+            cwd, session = payload.get("cwd"), payload.get("session_id") or payload.get("id")
             self.reading.cwd = cwd if isinstance(cwd, str) else self.reading.cwd
+            if entry["type"] == "session_meta" and isinstance(session, str):
+                self.reading.session_id = self.reading.session_id or session
             return
         role, message_id = payload.get("role"), payload.get("id")
         if (
