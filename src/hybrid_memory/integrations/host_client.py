@@ -164,10 +164,11 @@ def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> sock
 
 
 def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
-    """An MCP session with the data dir's host (started when none runs), its root ``root``."""
-    deadline = time.monotonic() + timeout_s
+    """An MCP session with the data dir's host (started when none runs), its root ``root``;
+    ``timeout_s`` bounds the wait for the host and then each request."""
     sock = open_socket(data_dir, timeout_s, start=start)
-    client = HostClient(sock, root, max(0.5, deadline - time.monotonic()), data_dir / HOST_LOG)
+    # Each request gets the whole bound: the first one after a host started waits for its stores.
+    client = HostClient(sock, root, timeout_s, data_dir / HOST_LOG)
     try:
         client.handshake()
     except BaseException:
