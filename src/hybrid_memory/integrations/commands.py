@@ -16,7 +16,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "hook",
         help="run one Claude Code hook (the plugin calls it): JSON on stdin, JSON on stdout, always exit 0",
     )
-    hook.add_argument("event", choices=list(EVENTS))
+    hook.add_argument("event", choices=list(EVENTS), help="the Claude Code hook event it handles")
     hook.set_defaults(data_dir=None, project=None)
     imp = sub.add_parser(
         "import-transcript",
