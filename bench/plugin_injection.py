@@ -11,6 +11,8 @@ user) and captured by the Stop hook. Then every question (categories 1-4) is a p
   (share of questions; tokens injected per question, estimated as the hook budgets them)
 * in the next conversation's project: is nothing injected? (share of questions)
 
+and what SessionStart injects for a new session in each project (tokens).
+
 The hooks run in this process (``hybrid_memory.integrations.hooks.run``, the function a
 hook process runs, with the same stdin and stdout) against a headless host the first
 one starts; starting a Python process per prompt would only add time, not change what
@@ -88,6 +90,12 @@ def _ask(prompt: str, project_dir: Path) -> str:
     payload = {"session_id": "bench-prompt", "cwd": str(project_dir), "prompt": prompt}
     out = _hook("user-prompt-submit", payload)
     return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+def _session_start(project_dir: Path) -> int:
+    """Tokens the SessionStart hook injects for a new session in the project."""
+    out = _hook("session-start", {"session_id": "bench-start", "cwd": str(project_dir), "source": "startup"})
+    return estimate_tokens(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else 0
 
 
 def _summary(rows: list[tuple[int, int, bool, bool]]) -> dict[str, Any]:
@@ -222,6 +230,8 @@ def main() -> None:
             dirs.append(project_dir)
             ids.update(_capture(conv, project_dir, transcripts))
             print(f"captured {conv.id}: {len(conv.turns)} turns", file=sys.stderr)
+        starts = [_session_start(d) for d in dirs]
+        results["session_start_tokens"] = {"median": statistics.median(starts), "max": max(starts)}
         if args.sweep:
             results["sweep"] = sweep(conversations, dirs, ids, args.sweep, args.dump)
         if not args.sweep_only:
