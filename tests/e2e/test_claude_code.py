@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,14 @@ SCAFFOLDING = (
     "<command-",
     "Today's date",
 )
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    """The sessions' data dir; the hosts their hooks start are stopped however the test ends."""
+    path = tmp_path / "data"
+    yield path
+    stop_hosts(path)
 
 
 def _model(body: dict[str, Any]) -> str | ToolUse:
@@ -71,10 +80,9 @@ def _export(data_dir: Path, tmp_path: Path) -> list[dict[str, object]]:
 
 
 def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_the_same_project_only(
-    tmp_path: Path,
+    tmp_path: Path, data_dir: Path
 ) -> None:
     require_claude()
-    data_dir = tmp_path / "data"
     alpha = git_project(tmp_path / "work" / "alpha")
     beta = git_project(tmp_path / "work" / "beta")
     with messages_standin(_model) as model:

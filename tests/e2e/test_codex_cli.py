@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,14 @@ CODEX = REPO / "tools" / "codex-cli" / "node_modules" / ".bin" / "codex"
 CLAUDE_FACT = "The billing service retries failed webhooks four times, an hour apart."
 CODEX_FACT = "The mobile app release branch is cut every second Wednesday at noon."
 HOOKS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "Stop": "stop"}
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    """The sessions' data dir; the hosts their hooks start are stopped however the test ends."""
+    path = tmp_path / "data"
+    yield path
+    stop_hosts(path)
 
 
 def _require_codex() -> None:
@@ -69,10 +78,9 @@ def _codex(home: Path, env: dict[str, str], prompt: str, cwd: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def test_claude_code_and_codex_share_one_memory_per_project(tmp_path: Path) -> None:
+def test_claude_code_and_codex_share_one_memory_per_project(tmp_path: Path, data_dir: Path) -> None:
     require_claude()
     _require_codex()
-    data_dir = tmp_path / "data"
     alpha = git_project(tmp_path / "work" / "alpha")
     beta = git_project(tmp_path / "work" / "beta")
     env = hook_env(data_dir)
