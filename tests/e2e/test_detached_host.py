@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from hybrid_memory.integrations.host_client import connect
 from tests.e2e.claude_code import host_pids, stop_hosts
 from tests.e2e.servers import server_env
 from tests.tools.helpers import call
@@ -59,3 +61,28 @@ async def test_when_the_host_is_killed_the_relay_starts_another_and_the_session_
         assert after["results"][0]["text"] == message["content"]  # written before the kill, still there
     finally:
         stop_hosts(data_dir)
+
+
+def test_a_headless_host_exits_once_no_client_has_connected_for_its_idle_period(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    host = subprocess.Popen(
+        [COMMAND, "serve", "--headless", "--idle-exit", "1", "--data-dir", str(data_dir)],
+        env=server_env(data_dir),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        with connect(data_dir, tmp_path, timeout_s=60, start=False) as client:
+            stats = client.call_tool("memory_stats", {})
+        assert host.poll() is None  # a session kept it; now none does
+        _, stderr = host.communicate(timeout=60)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert host.returncode == 0, stderr.decode()[-1000:]
+    assert "no client for 1 s: the headless host exits" in stderr.decode()
+    assert stats["items"] == 0
+    assert host_pids(data_dir) == []

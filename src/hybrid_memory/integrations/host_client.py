@@ -145,7 +145,8 @@ def _try_connect(socket_path: Path) -> socket.socket | None:
 
 
 def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
-    """A connection to the data dir's host, started (detached) when none runs, within ``timeout_s``."""
+    """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
+    or, with ``start=False``, waited for."""
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + timeout_s
     started = False
@@ -153,12 +154,12 @@ def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> sock
         sock = _try_connect(socket_path)
         if sock is not None:
             return sock
-        if not start:
-            raise HostError(f"no memory host runs on {data_dir}")
-        if not started:
+        if start and not started:
             start_headless_host(data_dir, dict(os.environ))
             started = True
         if time.monotonic() > deadline:
+            if not start:
+                raise HostError(f"no memory host answered on {data_dir} within {timeout_s:g} s")
             raise HostError(f"the memory host on {data_dir} did not start within {timeout_s:g} s")
         time.sleep(_POLL_S)
 
