@@ -27,6 +27,16 @@ if [ -f tools/conformance/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/conformance
 fi
 
+# The real Claude Code CLI (pinned) for tests/e2e/test_claude_code.py, run offline against a loopback
+# stand-in of the Messages API; the tests skip without it.
+if [ -f tools/claude-code/package-lock.json ]; then
+  npm ci --silent --no-audit --no-fund --prefix tools/claude-code
+fi
+# The real Codex CLI (pinned) for tests/e2e/test_codex_cli.py, run offline the same way.
+if [ -f tools/codex-cli/package-lock.json ]; then
+  npm ci --silent --no-audit --no-fund --prefix tools/codex-cli
+fi
+
 # The suite runs on the packaged int8 model unless HYBRID_MEMORY_EMBEDDING_MODEL_PATH names
 # another; the fp32 tests in tests/embeddings find ../shared/models/all-MiniLM-L6-v2-onnx
 # by themselves (HYBRID_MEMORY_TEST_FP32_MODEL_PATH elsewhere) and skip without it.

@@ -53,6 +53,18 @@ def _parser() -> argparse.ArgumentParser:
         "HYBRID_MEMORY_HTTP_TOKEN is required and HYBRID_MEMORY_HTTP_ALLOWED_HOSTS names the server",
     )
     serve.add_argument("--port", type=int, help="HTTP port (HYBRID_MEMORY_HTTP_PORT, default 8765)")
+    serve.add_argument(
+        "--headless",
+        action="store_true",
+        help="host the store for other servers, hooks and commands with no client of its own (what "
+        "the Claude Code hooks start); exits after --idle-exit seconds without a connection",
+    )
+    serve.add_argument("--idle-exit", type=float, default=900.0, metavar="S", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--detached-host",
+        action="store_true",
+        help="with no host running, start a headless one (it outlives this server) instead of hosting here",
+    )
     for p in (serve,):
         p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
@@ -62,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
     _add_view_parser(sub)
+    _add_plugin_parsers(sub)
     return parser
 
 
@@ -82,6 +95,12 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
     anyio.run(run_view, settings, args.port)
     return 0
+
+
+def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hybrid_memory.integrations.commands import add_parsers
+
+    add_parsers(sub)
 
 
 def _add_graph_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -327,12 +346,16 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     check_data_dir(settings.data_dir)
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
-    if args.transport == "http":
+    if args.headless:
+        from hybrid_memory.server.shared import serve_headless
+
+        anyio.run(serve_headless, server, settings.data_dir, args.idle_exit)
+    elif args.transport == "http":
         anyio.run(serve_http, server, settings.http, settings.log_level)
     else:
         from hybrid_memory.server.shared import serve_stdio
 
-        anyio.run(serve_stdio, server, settings.data_dir)
+        anyio.run(lambda: serve_stdio(server, settings.data_dir, detached_host=args.detached_host))
     _exit_without_teardown()
 
 
@@ -377,6 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _graph(args, settings)
         elif args.command == "view":
             return _view(args, settings)
+        elif args.command in ("hook", "import-transcript"):
+            from hybrid_memory.integrations.commands import run
+
+            return run(args, settings)
     except KeyboardInterrupt:
         return INTERRUPTED
     except Exception as exc:  # every failure ends as one line and a code by cause (exits.py)

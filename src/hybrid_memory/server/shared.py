@@ -26,6 +26,8 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,6 +42,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from hybrid_memory.errors import BackendError, StoreLockedError
+from hybrid_memory.hosting import start_headless_host
 from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
 from hybrid_memory.server.stdin import StdinLines, claimed_stdin
 
@@ -66,8 +69,13 @@ class _CancelledSocketWait(logging.Filter):
         return not (isinstance(exc, asyncio.InvalidStateError) and "Future.set_result" in record.getMessage())
 
 
-async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
-    """Serve this process's stdio client through the data dir's host, hosting when there is none."""
+async def serve_stdio(server: MCPServer[Any], data_dir: Path, *, detached_host: bool = False) -> None:
+    """Serve this process's stdio client through the data dir's host, hosting when there is none.
+
+    With ``detached_host`` it starts a headless host instead of hosting in-process, so the
+    store stays open after this client leaves (what the Claude Code plugin wants: the next
+    session and its hooks find it warm).
+    """
     logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
     socket_path = data_dir / SOCKET_NAME  # the data dir exists: the command checked it
     if len(os.fsencode(socket_path)) >= _MAX_SOCKET_PATH:
@@ -76,10 +84,12 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
             "set HYBRID_MEMORY_DATA_DIR to a shorter path."
         )
     with claimed_stdin() as wire:
-        await _relay_stdio(server, data_dir, StdinLines(wire))
+        await _relay_stdio(server, data_dir, StdinLines(wire), detached_host=detached_host)
 
 
-async def _relay_stdio(server: MCPServer[Any], data_dir: Path, stdin: StdinLines) -> None:
+async def _relay_stdio(
+    server: MCPServer[Any], data_dir: Path, stdin: StdinLines, *, detached_host: bool
+) -> None:
     # The SDK reads its stdin only with ``async for``, which StdinLines provides.
     async with (
         stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (client_in, client_out),
@@ -87,7 +97,7 @@ async def _relay_stdio(server: MCPServer[Any], data_dir: Path, stdin: StdinLines
     ):
 
         async def connect() -> anyio.abc.ByteStream:
-            return await join_or_host(tg, server, data_dir)
+            return await join_or_host(tg, server, data_dir, detached_host=detached_host)
 
         tg.start_soon(_stop_on_sigterm, stdin)
         try:
@@ -112,18 +122,22 @@ async def _stop_on_sigterm(stdin: StdinLines) -> None:
 
 
 async def join_or_host(
-    tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path
+    tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path, *, detached_host: bool = False
 ) -> anyio.abc.ByteStream:
     """A connection to the data dir's host; with none, ``server`` becomes it in ``tg`` (until cancelled)."""
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + JOIN_TIMEOUT_S
+    started = False
     while True:
         try:
             return await anyio.connect_unix(socket_path)
         except OSError as exc:
             if exc.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
                 raise
-        lock_fd = _try_host_lock(data_dir)
+        if detached_host and not started:
+            start_headless_host(data_dir, dict(os.environ))
+            started = True
+        lock_fd = None if detached_host else _try_host_lock(data_dir)
         if lock_fd is not None:
             await tg.start(_host, server, data_dir, lock_fd)
             return await anyio.connect_unix(socket_path)
@@ -134,6 +148,70 @@ async def join_or_host(
                 "to another directory."
             )
         await anyio.sleep(_RETRY_S)
+
+
+async def serve_headless(server: MCPServer[Any], data_dir: Path, idle_exit_s: float) -> None:
+    """Host the data dir's store with no client of its own, until no one has connected for ``idle_exit_s``.
+
+    What a hook starts when it finds no host: later servers, hooks and commands join it
+    like any host. Returns at once when another process already hosts.
+    """
+    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
+    lock_fd = _try_host_lock(data_dir)
+    if lock_fd is None:
+        logger.info("another process already hosts the memory store in %s", data_dir)
+        return
+    async with anyio.create_task_group() as tg:
+
+        async def stop_on_signal() -> None:
+            # No terminal and no client of its own: SIGTERM / SIGINT are how it is told to stop,
+            # and it closes the stores before it goes.
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for signum in signals:
+                    logger.info("signal %d: the headless host closes the store and exits", signum)
+                    tg.cancel_scope.cancel()
+                    return
+
+        tg.start_soon(stop_on_signal)
+        await _host(server, data_dir, lock_fd, idle_exit_s=idle_exit_s)
+        tg.cancel_scope.cancel()
+
+
+class _IdleExit:
+    """Cancels ``scope`` once no session has been open for ``after_s``."""
+
+    def __init__(self, after_s: float, scope: anyio.CancelScope) -> None:
+        self._after_s = after_s
+        self._scope = scope
+        self._active = 0
+        self._changed = anyio.Event()
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        self._active += 1
+        self._poke()
+        try:
+            yield
+        finally:
+            self._active -= 1
+            self._poke()
+
+    def _poke(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def watch(self) -> None:
+        while True:
+            changed = self._changed
+            if self._active:
+                await changed.wait()
+                continue
+            with anyio.move_on_after(self._after_s):
+                await changed.wait()
+            if not changed.is_set() and not self._active:
+                logger.info("no client for %g s: the headless host exits", self._after_s)
+                self._scope.cancel()
+                return
 
 
 def _try_host_lock(data_dir: Path) -> int | None:
@@ -151,12 +229,14 @@ async def _host(
     data_dir: Path,
     lock_fd: int,
     *,
+    idle_exit_s: float | None = None,
     task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Open the stores once and serve MCP on the socket until cancelled; ``lock_fd`` is ours to close.
 
     The host lock is released last, after the stores are closed, so the next host
-    never finds the store directory still locked.
+    never finds the store directory still locked. With ``idle_exit_s`` it also ends
+    once no session has been open that long.
     """
     lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
     socket_path = data_dir / SOCKET_NAME
@@ -170,11 +250,18 @@ async def _host(
                 running = getattr(server, "running", None)
                 if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
                     tg.start_soon(_serve_viewer, data_dir, running)
+                idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
 
                 async def session(stream: anyio.abc.SocketStream) -> None:
-                    await _serve_session(lowlevel, state, stream)
+                    if idle is None:
+                        await _serve_session(lowlevel, state, stream)
+                        return
+                    with idle.busy():
+                        await _serve_session(lowlevel, state, stream)
 
-                await listener.serve(session)
+                if idle is not None:
+                    tg.start_soon(idle.watch)
+                await listener.serve(session, task_group=tg)
     finally:
         os.close(lock_fd)
 

@@ -7,7 +7,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, ParamSpec, TypeVar
-from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import AcceptedElicitation, ListRoots, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
@@ -16,6 +15,7 @@ from pydantic import Field
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
+from hybrid_memory.projects import project_name
 from hybrid_memory.tools._guard import bounded_error
 from hybrid_memory.tools.budget import MAX_TOKENS, MIN_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
@@ -24,8 +24,6 @@ logger = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-MAX_PROJECT_CHARS = 128
 
 
 async def _ask_roots(ctx: AppCtx) -> ListRoots | None:
@@ -37,14 +35,14 @@ async def _ask_roots(ctx: AppCtx) -> ListRoots | None:
 
 
 def project_from_roots(roots: ListRootsResult | None) -> str | None:
-    """The first root's name, else the last segment of its path; None without a usable root."""
+    """The first root's name, else the last segment of its path; None without a usable root.
+
+    The hooks name a session's project from its directory with the same rule (:mod:`hybrid_memory.projects`).
+    """
     if roots is None or not roots.roots:
         return None
     root = roots.roots[0]
-    name = (root.name or "").strip()
-    if not name:
-        name = unquote(urlparse(str(root.uri)).path).rstrip("/").rsplit("/", 1)[-1].strip()
-    return name[:MAX_PROJECT_CHARS] or None
+    return project_name(str(root.uri), root.name)
 
 
 async def _session_scope(ctx: AppCtx, roots: Annotated[ListRootsResult | None, Resolve(_ask_roots)]) -> Scope:

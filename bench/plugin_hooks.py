@@ -1,0 +1,228 @@
+"""The Claude Code plugin's cost: hook wall times, capture of a long session, added time per session.
+
+    python bench/plugin_hooks.py [--prompts 40] [--turns 500] [--sessions 7] [--out FILE.json]
+
+1. ``UserPromptSubmit``: ``hybrid-memory hook user-prompt-submit`` run as Claude Code runs
+   it (a process, JSON on stdin) against a host that is already running, over a memory
+   holding a captured session; p50 / p95 of the wall time, beside the same Python
+   starting and exiting (``python -c pass``) in the same run.
+2. Capture of a ``--turns``-turn transcript (a user and an assistant message a turn):
+   the time the hook holds the session (detached, the default) and the time the capture
+   itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``), beside the same messages sent straight
+   to ``remember_thread`` in the same run.
+3. With the real Claude Code (``tools/claude-code``, skipped without it) against the
+   loopback stand-in of the Messages API: one-turn ``claude -p`` sessions, plugin
+   enabled and disabled in alternation; the medians and their difference.
+
+Prints a summary and the machine's load averages; writes the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from time import perf_counter
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.e2e.claude_code import CLAUDE, OFFLINE, git_project, stop_hosts  # noqa: E402
+from tests.e2e.messages_standin import messages_standin  # noqa: E402
+
+from hybrid_memory.integrations.capture import BATCH, settled  # noqa: E402
+from hybrid_memory.integrations.config import HookConfig  # noqa: E402
+from hybrid_memory.integrations.host_client import connect  # noqa: E402
+from hybrid_memory.integrations.transcript import read_from  # noqa: E402
+
+HOOK = Path(sys.executable).parent / "hybrid-memory"
+TOPICS = [
+    "database",
+    "deploy",
+    "release",
+    "tests",
+    "queue",
+    "invoices",
+    "backups",
+    "the API",
+    "auth",
+    "logging",
+]
+
+
+def _env(data_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRID_MEMORY_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["HYBRID_MEMORY_DATA_DIR"] = str(data_dir)
+    env.update(extra)
+    return env
+
+
+def _transcript(path: Path, session: str, turns: int, cwd: Path) -> None:
+    with path.open("w") as f:
+        for i in range(turns):
+            topic = TOPICS[i % len(TOPICS)]
+            for role, text in (
+                ("user", f"Turn {i}: what did we decide about {topic}? We said option {i % 7} for {topic}."),
+                ("assistant", f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."),
+            ):
+                entry = {
+                    "type": role,
+                    "uuid": f"{session}-{role}-{i}",
+                    "timestamp": f"2026-11-20T10:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                    "cwd": str(cwd),
+                    "sessionId": session,
+                    "message": {"role": role, "content": text},
+                }
+                f.write(json.dumps(entry) + "\n")
+
+
+def _hook(event: str, payload: dict[str, object], env: dict[str, str]) -> float:
+    start = perf_counter()
+    done = subprocess.run(
+        [str(HOOK), "hook", event],
+        input=json.dumps(payload),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    elapsed = perf_counter() - start
+    if done.stderr:
+        raise SystemExit(f"hook {event} failed: {done.stderr.strip()}")
+    return elapsed
+
+
+def _quantiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] * 1000, 1),
+    }
+
+
+def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
+    data_dir, cwd = work / "data", git_project(work / "ledger")
+    env = _env(data_dir)
+    transcript = work / "long.jsonl"
+    _transcript(transcript, "long", turns, cwd)
+    payload = {"session_id": "long", "transcript_path": str(transcript), "cwd": str(cwd)}
+    # The first hook starts the host (measured apart: it happens once per idle period).
+    cold = _hook("session-start", {"session_id": "warm-up", "cwd": str(cwd)}, env)
+    capture_s = _hook("stop", payload, {**env, "HYBRID_MEMORY_HOOK_DETACH": "0"})
+    # Baseline in the same run: the same messages sent straight to remember_thread (what capture adds
+    # on top is reading and filtering the transcript).
+    messages = read_from(transcript, 0).messages
+    start = perf_counter()
+    with connect(data_dir, cwd, timeout_s=600) as host:
+        for i in range(0, len(messages), BATCH):
+            batch = [m.as_argument() for m in messages[i : i + BATCH]]
+            host.call_tool("remember_thread", {"thread_id": "baseline", "messages": batch})
+    baseline_s = perf_counter() - start
+    _transcript(transcript, "long2", turns, cwd)
+    detached_s = _hook("stop", {**payload, "session_id": "long2"}, env)
+    start = perf_counter()
+    settled(HookConfig(data_dir, None, 0, 0, 0, 600, True), 600)
+    detached_done_s = detached_s + perf_counter() - start
+
+    prompt_s, python_s = [], []
+    for i in range(prompts):
+        topic = TOPICS[i % len(TOPICS)]
+        ask = {
+            "session_id": "bench",
+            "cwd": str(cwd),
+            "prompt": f"What did we decide about {topic} last time?",
+        }
+        prompt_s.append(_hook("user-prompt-submit", ask, env))
+        start = perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        python_s.append(perf_counter() - start)
+    stop_hosts(data_dir)
+    return {
+        "first_hook_starting_the_host_s": round(cold, 2),
+        "user_prompt_submit": _quantiles(prompt_s),
+        "python_start_exit": _quantiles(python_s),
+        f"capture_{turns}_turns_inline_s": round(capture_s, 2),
+        f"remember_thread_same_{2 * turns}_messages_s": round(baseline_s, 2),
+        f"capture_{turns}_turns_session_waits_s": round(detached_s, 3),
+        f"capture_{turns}_turns_detached_done_s": round(detached_done_s, 2),
+    }
+
+
+def sessions(work: Path, runs: int) -> dict[str, object] | None:
+    if not CLAUDE.is_file():
+        print("tools/claude-code is not installed (npm ci --prefix tools/claude-code): sessions skipped")
+        return None
+    data_dir, cwd = work / "cc-data", git_project(work / "cc-project")
+    homes = {"enabled": work / "home-enabled", "disabled": work / "home-disabled"}
+    times: dict[str, list[float]] = {"enabled": [], "disabled": []}
+    with messages_standin() as model:
+        base = {**_env(data_dir), **OFFLINE, "ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "bench"}
+        for name, home in homes.items():
+            home.mkdir()
+            env = {**base, "HOME": str(home)}
+            subprocess.run([str(CLAUDE), "plugin", "marketplace", "add", str(REPO)], env=env, check=True)
+            subprocess.run(
+                [str(CLAUDE), "plugin", "install", "hybrid-memory@mcp-hybrid-memory"], env=env, check=True
+            )
+            if name == "disabled":
+                subprocess.run(
+                    [str(CLAUDE), "plugin", "disable", "hybrid-memory@mcp-hybrid-memory"], env=env, check=True
+                )
+        for i in range(runs + 1):  # the first pair warms both up (and starts the host) and is not counted
+            for name in ("enabled", "disabled") if i % 2 else ("disabled", "enabled"):
+                env = {**base, "HOME": str(homes[name])}
+                start = perf_counter()
+                subprocess.run(
+                    [str(CLAUDE), "-p", f"Run {i}: we keep the {TOPICS[i % len(TOPICS)]} notes in docs/."],
+                    cwd=cwd,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    timeout=120,
+                )
+                if i:
+                    times[name].append(perf_counter() - start)
+    stop_hosts(data_dir)
+    enabled, disabled = statistics.median(times["enabled"]), statistics.median(times["disabled"])
+    return {
+        "runs_each": runs,
+        "enabled_median_s": round(enabled, 2),
+        "disabled_median_s": round(disabled, 2),
+        "added_s": round(enabled - disabled, 2),
+        "enabled_s": [round(t, 2) for t in times["enabled"]],
+        "disabled_s": [round(t, 2) for t in times["disabled"]],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--prompts", type=int, default=40)
+    parser.add_argument("--turns", type=int, default=500)
+    parser.add_argument("--sessions", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "plugin_hooks.json")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="hm-plugin-bench-"))
+    load_before = os.getloadavg()
+    try:
+        results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns)}
+        results["sessions"] = sessions(work, args.sessions)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    results["load_average_before_after"] = [list(load_before), list(os.getloadavg())]
+    results["cpus"] = os.cpu_count()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2))
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""The ``hybrid-memory`` command's entry point: hooks take a fast path before the CLI (and pydantic) load.
+
+A hook runs on every prompt; importing the CLI's settings alone costs about 0.2 s.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if argv[:1] == ["hook"]:
+        from hybrid_memory.integrations.hooks import main as hook
+
+        return hook(argv[1:])
+    if argv in (["serve", "--detached-host"], ["--detached-host", "serve"]):
+        # The plugin's MCP server: a relay to the host, which a hook or this starts detached.
+        from hybrid_memory.integrations.config import HookConfig
+        from hybrid_memory.integrations.stdio_relay import serve_relay
+
+        return serve_relay(HookConfig.from_env().data_dir)
+    from hybrid_memory.cli import main as cli
+
+    return cli(argv)

@@ -1,0 +1,145 @@
+"""Capture: the new part of a session's transcript remembered as its thread, through the host.
+
+Each session keeps a small offset file (``hooks/capture/<session>.json`` in the data dir):
+the byte offset read so far and a fingerprint of the bytes just before it. A transcript
+that shrank or was rewritten no longer matches its fingerprint and is read again from the
+start; that stores nothing twice, because a message's memory id derives from the session
+and the entry's uuid. The offset moves only after the host acknowledged the write, so a
+capture that failed (host down, store down) is retried whole by the next one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hybrid_memory.integrations.config import (
+    CAPTURE_LOCK,
+    HookConfig,
+    project_of,
+    recent_sessions_file,
+    safe_name,
+)
+from hybrid_memory.integrations.host_client import connect
+from hybrid_memory.integrations.transcript import Reading, read_from
+
+BATCH = 200
+"""Messages per remember_thread call: a long first capture goes in several bounded requests."""
+_FINGERPRINT_BYTES = 256
+_RECENT_KEPT = 20
+
+
+@dataclass
+class Captured:
+    stored: int
+    unchanged: int
+    messages: int
+
+
+def _fingerprint(path: Path, offset: int) -> str:
+    with path.open("rb") as f:
+        f.seek(max(0, offset - _FINGERPRINT_BYTES))
+        return hashlib.sha256(f.read(min(offset, _FINGERPRINT_BYTES))).hexdigest()
+
+
+def _start(path: Path, state_file: Path) -> int:
+    """Where to read from: the saved offset, or 0 when the transcript is not the one it was taken on."""
+    try:
+        state = json.loads(state_file.read_text())
+        offset = int(state["offset"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+    if offset <= 0 or path.stat().st_size < offset or _fingerprint(path, offset) != state.get("fingerprint"):
+        return 0
+    return offset
+
+
+def _save(path: Path, state_file: Path, end: int) -> None:
+    tmp = state_file.with_suffix(".tmp")
+    tmp.write_text(
+        json.dumps({"transcript": str(path), "offset": end, "fingerprint": _fingerprint(path, end)})
+    )
+    os.replace(tmp, state_file)
+
+
+@contextlib.contextmanager
+def _locked(lock_path: Path, mode: int, timeout_s: float) -> Iterator[bool]:
+    """Hold ``lock_path`` (flock ``mode``) for the block; yields False when it stayed taken ``timeout_s``."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    yield False
+                    return
+                time.sleep(0.02)
+        yield True
+    finally:
+        os.close(fd)
+
+
+def settled(config: HookConfig, timeout_s: float) -> bool:
+    """Wait (within ``timeout_s``) until no capture is in progress: a new session then sees the last one."""
+    with _locked(config.state_dir / CAPTURE_LOCK, fcntl.LOCK_EX, timeout_s) as free:
+        return free
+
+
+def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> Captured:
+    """Remember what the transcript gained since the last capture of this session; idempotent."""
+    state_dir = config.state_dir / "capture"
+    state_file = state_dir / f"{safe_name(session_id)}.json"
+    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
+        if not ours:
+            raise TimeoutError(
+                f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
+            )
+        reading = read_from(transcript, _start(transcript, state_file))
+        done = Captured(0, 0, len(reading.messages))
+        if reading.messages:
+            with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
+                for i in range(0, len(reading.messages), BATCH):
+                    batch = [m.as_argument() for m in reading.messages[i : i + BATCH]]
+                    result = host.call_tool("remember_thread", {"thread_id": session_id, "messages": batch})
+                    done.stored += int(result.get("stored", 0))
+                    done.unchanged += int(result.get("unchanged", 0))
+            _note_session(config, cwd, session_id, reading)
+        _save(transcript, state_file, reading.end)
+        return done
+
+
+def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:
+    """Keep the project's last sessions (first prompt, last time) for SessionStart's "recent sessions"."""
+    path = recent_sessions_file(config, project_of(config, cwd))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        sessions: list[dict[str, Any]] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        sessions = []
+    entry = next((s for s in sessions if s.get("session_id") == session_id), None)
+    if entry is None:
+        entry = {"session_id": session_id, "first_prompt": None}
+        sessions.append(entry)
+    if entry.get("first_prompt") is None and reading.first_prompt:
+        # Shown again at the next session start: redacted as the store's copy is (no secret kept beside it).
+        from hybrid_memory.service.redaction import redact
+
+        entry["first_prompt"] = redact(reading.first_prompt[:300]).text
+    last = reading.messages[-1]
+    entry["last_at"] = last.created_at
+    sessions.sort(key=lambda s: str(s.get("last_at") or ""))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(sessions[-_RECENT_KEPT:]))
+    os.replace(tmp, path)

@@ -1,0 +1,74 @@
+"""The plugin's commands: ``hook <event>`` (for Claude Code) and ``import-transcript`` (for people)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from hybrid_memory.integrations.hooks import EVENTS
+from hybrid_memory.settings import Settings
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    hook = sub.add_parser(
+        "hook",
+        help="run one Claude Code hook (the plugin calls it): JSON on stdin, JSON on stdout, always exit 0",
+    )
+    hook.add_argument("event", choices=list(EVENTS), help="the Claude Code hook event it handles")
+    hook.set_defaults(data_dir=None, project=None)
+    imp = sub.add_parser(
+        "import-transcript",
+        help="remember Claude Code (or Codex CLI) sessions recorded before the hooks were installed",
+        description="Remember session transcripts as the hooks would have captured them: each file is one "
+        "session (thread = its session id), in the project of the directory it ran in. Claude Code's "
+        "~/.claude/projects/<dir>/*.jsonl and Codex CLI's ~/.codex/sessions/**/rollout-*.jsonl are read. "
+        "Idempotent: what the hooks already captured is not stored twice.",
+    )
+    imp.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        help="transcript files, or directories of them (e.g. ~/.claude/projects/<project-dir>)",
+    )
+    imp.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    imp.set_defaults(project=None)
+
+
+def _transcripts(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(path.glob("*.jsonl"))
+        elif path.is_file():
+            yield path
+        else:
+            raise FileNotFoundError(f"{path} is neither a transcript file nor a directory of them")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "hook":
+        from hybrid_memory.integrations.hooks import run as run_hook
+
+        return run_hook(args.event, sys.stdin, sys.stdout, sys.stderr)
+    from hybrid_memory.integrations.capture import capture
+    from hybrid_memory.integrations.config import HookConfig
+    from hybrid_memory.integrations.transcript import read_from
+
+    config = HookConfig.from_env()._replace(data_dir=settings.data_dir, timeout_s=120.0)
+    sessions = stored = unchanged = 0
+    for transcript in _transcripts(args.paths):
+        whole = read_from(transcript, 0)
+        if whole.cwd is None:
+            print(f"skipped {transcript}: no message with a working directory", file=sys.stderr)
+            continue
+        # The thread the hooks give the session, so a session imported and captured is stored once.
+        session = whole.session_id or transcript.stem
+        done = capture(config, session, transcript, Path(whole.cwd))
+        sessions += 1
+        stored += done.stored
+        unchanged += done.unchanged
+        print(f"{session}: {done.messages} messages ({done.stored} stored) from {whole.cwd}", file=sys.stderr)
+    # A client-side command: its summary belongs on stdout.
+    print(f"imported {sessions} sessions: {stored} messages stored, {unchanged} already remembered")
+    return 0

@@ -1,0 +1,178 @@
+"""A light MCP client of the running host over its Unix socket, for hooks that must answer fast.
+
+The host (:mod:`hybrid_memory.server.shared`) serves MCP on ``serve.sock`` in the data dir,
+newline-delimited JSON-RPC, one session per connection. A hook needs three calls at
+most, so this speaks the protocol with the standard library alone: importing the MCP
+SDK, pydantic and the models would cost more than the whole call.
+
+When no host runs, :func:`connect` starts one detached (``hybrid-memory serve --headless``,
+which exits after an idle period) and waits for it within the caller's bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from hybrid_memory import __version__
+from hybrid_memory.hosting import HOST_LOG, start_headless_host
+from hybrid_memory.projects import root_uri
+
+SOCKET_NAME = "serve.sock"
+"""As :data:`hybrid_memory.server.shared.SOCKET_NAME` (not imported: that module loads the SDK)."""
+PROTOCOL_VERSION = "2025-06-18"
+_POLL_S = 0.05
+_NO_HOST = (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN)
+
+
+class HostError(Exception):
+    """The host could not be reached or refused a call; the message says which and why."""
+
+
+class HostClient:
+    """One MCP session with the host, its root the session's directory (so its project is the same)."""
+
+    def __init__(self, sock: socket.socket, root: Path, timeout_s: float, log: Path | None = None) -> None:
+        self._sock = sock
+        self._closed = "the memory host closed the connection" + (f" (see {log})" if log else "")
+        self._root = root
+        self._timeout_s = timeout_s
+        self._buffer = b""
+        self._next_id = 0
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()
+
+    def __enter__(self) -> HostClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def handshake(self) -> None:
+        self._request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {"roots": {"listChanged": False}},
+                "clientInfo": {"name": "hybrid-memory-hook", "version": __version__},
+            },
+        )
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The tool's structured result; :class:`HostError` with its text when the tool refused."""
+        result = self._request("tools/call", {"name": name, "arguments": arguments})
+        if result.get("isError"):
+            texts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, dict)]
+            raise HostError(f"{name} failed: {' '.join(texts)[:300]}")
+        structured = result.get("structuredContent")
+        if not isinstance(structured, dict):
+            raise HostError(f"{name} returned no structured content")
+        return structured
+
+    def _request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self._next_id += 1
+        request_id = self._next_id
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        deadline = time.monotonic() + self._timeout_s
+        while True:
+            message = self._receive(deadline)
+            if "method" in message:
+                self._answer_server_request(message)
+                continue
+            if message.get("id") != request_id:
+                continue
+            if "error" in message:
+                error = message["error"]
+                raise HostError(f"{method} failed: {error.get('message', error)}")
+            result = message.get("result")
+            return result if isinstance(result, dict) else {}
+
+    def _answer_server_request(self, message: dict[str, Any]) -> None:
+        if "id" not in message:
+            return  # a notification (logging, progress): nothing to answer
+        if message["method"] == "roots/list":
+            roots = [{"uri": root_uri(self._root)}]
+            self._send({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": roots}})
+        else:  # sampling, elicitation: a hook has no model and no user to ask
+            error = {"code": -32601, "message": f"{message['method']} is not supported by a hook"}
+            self._send({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        try:
+            self._sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        except OSError as exc:
+            raise HostError(f"{self._closed}: {exc}") from exc
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise HostError(f"the memory host did not answer within {self._timeout_s:g} s")
+            self._sock.settimeout(remaining)
+            try:
+                chunk = self._sock.recv(1 << 16)
+            except TimeoutError:
+                continue
+            except OSError as exc:
+                raise HostError(f"{self._closed}: {exc}") from exc
+            if not chunk:
+                raise HostError(self._closed)
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        message = json.loads(line)
+        return message if isinstance(message, dict) else {}
+
+
+def _try_connect(socket_path: Path) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(socket_path))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in _NO_HOST:
+            return None
+        raise HostError(f"cannot connect to the memory host at {socket_path}: {exc}") from exc
+    return sock
+
+
+def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
+    """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
+    or, with ``start=False``, waited for."""
+    socket_path = data_dir / SOCKET_NAME
+    deadline = time.monotonic() + timeout_s
+    started = False
+    while True:
+        sock = _try_connect(socket_path)
+        if sock is not None:
+            return sock
+        if start and not started:
+            start_headless_host(data_dir, dict(os.environ))
+            started = True
+        if time.monotonic() > deadline:
+            if not start:
+                raise HostError(f"no memory host answered on {data_dir} within {timeout_s:g} s")
+            raise HostError(f"the memory host on {data_dir} did not start within {timeout_s:g} s")
+        time.sleep(_POLL_S)
+
+
+def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
+    """An MCP session with the data dir's host (started when none runs), its root ``root``;
+    ``timeout_s`` bounds the wait for the host and then each request."""
+    sock = open_socket(data_dir, timeout_s, start=start)
+    # Each request gets the whole bound: the first one after a host started waits for its stores.
+    client = HostClient(sock, root, timeout_s, data_dir / HOST_LOG)
+    try:
+        client.handshake()
+    except BaseException:
+        client.close()
+        raise
+    return client
