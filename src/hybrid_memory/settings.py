@@ -342,6 +342,30 @@ class HttpSettings(BaseSettings):
         return own + _with_any_port(self.allowed_origins)
 
 
+class HookSettings(BaseSettings):
+    """``HYBRID_MEMORY_HOOK_*``: the Claude Code plugin's hooks (capture and what they inject).
+
+    The hooks read these variables with the standard library on their fast path
+    (:class:`hybrid_memory.integrations.config.HookConfig`); this class documents them and
+    holds the same defaults and bounds.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="HYBRID_MEMORY_HOOK_", extra="ignore", use_attribute_docstrings=True
+    )
+
+    context_tokens: int = Field(default=800, ge=0, le=8000)
+    """The budget of the project context injected at session start (pinned memory, notes, last sessions)."""
+    prompt_tokens: int = Field(default=300, ge=0, le=8000)
+    """The budget of what one prompt gets injected: only strong matches, each cited."""
+    min_match: float = Field(default=0.6, ge=0, le=1)
+    """The least ``match`` a memory needs to be injected for a prompt."""
+    timeout_s: float = Field(default=20.0, ge=0.1, le=600)
+    """How long a hook waits for the host (which it starts when none runs)."""
+    detach: bool = True
+    """Capture in a background process, so the session never waits for it (``0``: finish before returning)."""
+
+
 class Settings(BaseSettings):
     """``HYBRID_MEMORY_*``: the whole configuration."""
 
@@ -388,6 +412,8 @@ class Settings(BaseSettings):
     """Limits, eviction and retention"""
     http: HttpSettings = Field(default_factory=HttpSettings)
     """HTTP transport"""
+    hooks: HookSettings = Field(default_factory=HookSettings)
+    """Claude Code plugin hooks"""
 
     @model_validator(mode="after")
     def _check(self) -> Self:
