@@ -89,6 +89,13 @@ async def dense_indexed(store: EdgeVectorStore) -> int:
     )  # both sparse vectors are always indexed
 
 
+async def built(store: EdgeVectorStore) -> None:
+    """Return once the store has built its dense index (within a bound)."""
+    with anyio.fail_after(300):
+        while await dense_indexed(store) == 0:  # noqa: ASYNC110 - the store signals nothing; poll it
+            await anyio.sleep(0.1)
+
+
 async def test_closing_builds_no_index_and_the_next_open_builds_it_when_idle(
     tmp_path: Path,
 ) -> None:
@@ -103,9 +110,7 @@ async def test_closing_builds_no_index_and_the_next_open_builds_it_when_idle(
     await store.open(dimension=DIMENSION, model=MODEL)
     try:
         assert await dense_indexed(store) == 0
-        with anyio.fail_after(300):  # the store's own idle wait, then the build
-            while await dense_indexed(store) == 0:  # noqa: ASYNC110 - the store signals nothing; poll it
-                await anyio.sleep(0.1)
+        await built(store)  # after the store's own quiet and idle waits
         assert await store.count(scoped()) == POINTS
     finally:
         await store.close()
@@ -142,8 +147,6 @@ async def test_an_idle_time_build_waits_while_a_request_is_being_served(
                 await store.upsert(records(first, BATCH))
             await anyio.sleep(10 * _edge_host.OPTIMIZE_IDLE_S)
             assert await dense_indexed(store) == 0
-        with anyio.fail_after(300):  # served: the build follows once the store has been idle
-            while await dense_indexed(store) == 0:  # noqa: ASYNC110 - the store signals nothing; poll it
-                await anyio.sleep(0.1)
+        await built(store)  # served: the build follows once the store has been idle
     finally:
         await store.close()
