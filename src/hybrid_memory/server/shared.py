@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import fcntl
 import logging
 import os
 import time
@@ -36,17 +35,18 @@ from mcp.server.runner import serve_dual_era_loop
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from hybrid_memory import hostlock
+from hybrid_memory.commands.wire import is_request as is_command
 from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
 
 logger = logging.getLogger(__name__)
 
-SOCKET_NAME = "serve.sock"
-HOST_LOCK_NAME = "serve.lock"
+SOCKET_NAME = hostlock.SOCKET_NAME
+HOST_LOCK_NAME = hostlock.HOST_LOCK_NAME
 JOIN_TIMEOUT_S = 60.0
 """How long a server waits for another that is opening the stores to start listening."""
 _RETRY_S = 0.05
-_MAX_SOCKET_PATH = 104  # sun_path holds 108 bytes on Linux, 104 on macOS
 
 
 class _CancelledSocketWait(logging.Filter):
@@ -65,8 +65,7 @@ class _CancelledSocketWait(logging.Filter):
 async def serve_stdio(server: MCPServer[Any], data_dir: Path) -> None:
     """Serve this process's stdio client through the data dir's host, hosting when there is none."""
     logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
-    socket_path = data_dir / SOCKET_NAME  # the data dir exists: the command checked it
-    if len(os.fsencode(socket_path)) >= _MAX_SOCKET_PATH:
+    if not hostlock.socket_fits(data_dir):  # the data dir exists: the command checked it
         raise BackendError(
             f"The data dir path {data_dir} is too long for its Unix socket ({SOCKET_NAME}); "
             "set HYBRID_MEMORY_DATA_DIR to a shorter path."
@@ -90,33 +89,31 @@ async def _join_or_host(
 ) -> anyio.abc.ByteStream:
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + JOIN_TIMEOUT_S
+    told = False
     while True:
         try:
             return await anyio.connect_unix(socket_path)
         except OSError as exc:
             if exc.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
                 raise
-        lock_fd = _try_host_lock(data_dir)
+        lock_fd = hostlock.try_lock(data_dir, hostlock.SERVER)
         if lock_fd is not None:
             await tg.start(_host, server, data_dir, lock_fd)
             return await anyio.connect_unix(socket_path)
-        if time.monotonic() > deadline:
+        command = hostlock.command_holding(data_dir)
+        if command is not None:
+            # A command opened the store itself (no server was running): ours once it is done.
+            if not told:
+                logger.info("waiting for %s to finish with the store", command)
+                told = True
+            deadline = time.monotonic() + JOIN_TIMEOUT_S
+        elif time.monotonic() > deadline:
             raise StoreLockedError(
                 f"Another hybrid-memory server holds {data_dir / HOST_LOCK_NAME} but has not answered "
                 f"on {socket_path} for {JOIN_TIMEOUT_S:g} s; stop it, or set HYBRID_MEMORY_DATA_DIR "
                 "to another directory."
             )
         await anyio.sleep(_RETRY_S)
-
-
-def _try_host_lock(data_dir: Path) -> int | None:
-    fd = os.open(data_dir / HOST_LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
 
 
 async def _host(
@@ -150,24 +147,46 @@ async def _host(
 
 
 async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:
-    """One relay's MCP session over its socket connection, newline-delimited JSON as on stdio."""
+    """One connection: a relay's (or a hook's) MCP session, or a command's call (its first line says)."""
+    buffered = BufferedByteReceiveStream(stream)
+    async with stream:
+        try:
+            first = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+            return
+        if is_command(first):
+            from hybrid_memory.commands.host import serve_command  # only when a command joins
+
+            await serve_command(first, stream, state)
+            return
+        await _serve_mcp(lowlevel, state, stream, buffered, first)
+
+
+async def _serve_mcp(
+    lowlevel: Server[Any],
+    state: Any,
+    stream: anyio.abc.SocketStream,
+    buffered: BufferedByteReceiveStream,
+    first: bytes,
+) -> None:
+    """An MCP session over the connection, newline-delimited JSON as on stdio."""
     read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def receive() -> None:
-        buffered = BufferedByteReceiveStream(stream)
+        line = first
         async with read_in:
             while True:
-                try:
-                    line = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
-                except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-                    return
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except Exception as exc:  # the session answers a malformed message, as over stdio
                     await read_in.send(exc)
-                    continue
-                await read_in.send(SessionMessage(message))
+                else:
+                    await read_in.send(SessionMessage(message))
+                try:
+                    line = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
+                except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+                    return
 
     async def send() -> None:
         async with write_out:
@@ -178,7 +197,7 @@ async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.So
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     return
 
-    async with stream, anyio.create_task_group() as tg:
+    async with anyio.create_task_group() as tg:
         tg.start_soon(receive)
         tg.start_soon(send)
         await serve_dual_era_loop(
