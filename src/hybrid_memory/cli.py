@@ -184,7 +184,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
     if args.transport == "http":
-        anyio.run(serve_http, server, settings.http, settings.log_level)
+        anyio.run(serve_http, server, settings.http, settings.log_level, settings.data_dir)
     else:
         from hybrid_memory.server.shared import serve_stdio
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,14 +25,27 @@ from tests.e2e.cli_runs import (
     seed,
 )
 from tests.e2e.many_clients import stdio_params
-from tests.e2e.servers import INITIALIZE, serve_command, server_env
+from tests.e2e.servers import INITIALIZE, http_server, serve_command, server_env
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
 
-async def test_each_command_joins_a_running_stdio_server_and_prints_what_it_prints_alone(
-    tmp_path: Path,
+@asynccontextmanager
+async def serving(transport: str, data_dir: Path) -> AsyncIterator[Client]:
+    """A real ``hybrid-memory serve`` on ``data_dir`` holding the store, and a client of it."""
+    if transport == "stdio":
+        async with Client(stdio_params(data_dir)) as client:
+            yield client
+        return
+    with http_server(data_dir) as server:
+        async with Client(server.url) as client:
+            yield client
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_each_command_joins_a_running_server_and_prints_what_it_prints_alone(
+    tmp_path: Path, transport: str
 ) -> None:
     alone_dir, served_dir = tmp_path / "alone", tmp_path / "served"
     with anyio.fail_after(600):
@@ -39,7 +54,7 @@ async def test_each_command_joins_a_running_stdio_server_and_prints_what_it_prin
         copy_store(alone_dir, served_dir)
 
         alone = await anyio.to_thread.run_sync(every_command, alone_dir, tmp_path / "out-alone")
-        async with Client(stdio_params(served_dir)) as client:
+        async with serving(transport, served_dir) as client:
             before = await call(client, "memory_stats")
             # The command's own model would fail to load, and its own stores to open: it must join.
             joined = await anyio.to_thread.run_sync(

@@ -7,7 +7,10 @@ socket ``serve.sock`` beside it (mode 0600, only its user can connect). The firs
 server to find no host becomes it, in-process, and relays to itself like any other.
 
 Each connection is its own MCP session on the host, so a client's roots (its project),
-sampling and logging stay its own, exactly as with a server of its own.
+sampling and logging stay its own, exactly as with a server of its own. A connection
+whose first line is a command call (:mod:`hybrid_memory.commands.wire`) is instead a
+``hybrid-memory stats``/``export``/... run on the host's open stores. An HTTP server
+hosts the same socket (:func:`serve_socket`), so stdio servers and commands join it too.
 
 When the host exits (its own client left, or it was killed) every relay sees its
 connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
@@ -129,21 +132,56 @@ async def _host(
     never finds the store directory still locked.
     """
     lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
-    socket_path = data_dir / SOCKET_NAME
     try:
         async with lowlevel.lifespan(lowlevel) as state:
-            socket_path.unlink(missing_ok=True)  # a dead host's; we hold the lock, so no live one's
-            listener = await anyio.create_unix_listener(socket_path, mode=0o600)
-            logger.debug("hosting the memory store for every stdio server on %s", socket_path)
-            task_status.started()
-            async with listener:
-
-                async def session(stream: anyio.abc.SocketStream) -> None:
-                    await _serve_session(lowlevel, state, stream)
-
-                await listener.serve(session)
+            await serve_socket(server, state, data_dir, task_status=task_status)
     finally:
         os.close(lock_fd)
+
+
+async def serve_socket(
+    server: MCPServer[Any],
+    state: Any,
+    data_dir: Path,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``state`` (the lifespan's, stores open or opening) on the data dir's socket until cancelled.
+
+    The caller holds the host lock: any socket file left there is a dead host's.
+    """
+    lowlevel: Server[Any] = server._lowlevel_server
+    socket_path = data_dir / SOCKET_NAME
+    socket_path.unlink(missing_ok=True)
+    listener = await anyio.create_unix_listener(socket_path, mode=0o600)
+    logger.debug("hosting the memory store for every server and command on %s", socket_path)
+    task_status.started()
+    async with listener:
+
+        async def session(stream: anyio.abc.SocketStream) -> None:
+            await _serve_session(lowlevel, state, stream)
+
+        await listener.serve(session)
+
+
+async def take_host_lock(data_dir: Path) -> int:
+    """The host lock for a server that cannot join another (HTTP); waits while a command holds it."""
+    told = False
+    while True:
+        lock_fd = hostlock.try_lock(data_dir, hostlock.SERVER)
+        if lock_fd is not None:
+            return lock_fd
+        command = hostlock.command_holding(data_dir)
+        if command is None:
+            raise StoreLockedError(
+                f"Another hybrid-memory server already holds the store in {data_dir} (it holds "
+                f"{data_dir / HOST_LOCK_NAME}); stop it before serving HTTP here, or pass --data-dir "
+                "(HYBRID_MEMORY_DATA_DIR) for another store."
+            )
+        if not told:
+            logger.info("waiting for %s to finish with the store", command)
+            told = True
+        await anyio.sleep(_RETRY_S)
 
 
 async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:
