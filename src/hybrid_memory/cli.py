@@ -7,11 +7,10 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser
+from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -23,7 +22,9 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
-from hybrid_memory.settings import HttpSettings, Settings, load_settings
+
+if TYPE_CHECKING:
+    from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
 
@@ -162,6 +163,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from hybrid_memory.settings import HttpSettings, load_settings
+
     overrides: dict[str, object] = {
         k: v for k, v in {"data_dir": args.data_dir, "project": args.project}.items() if v is not None
     }
@@ -193,6 +196,13 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in STORE_COMMANDS:
+        # A running server answers before the settings (most of the start-up) are even imported.
+        answered = join_running(args.command, args, store_arguments(args))
+        if answered is not None:
+            return answered
+    from pydantic import ValidationError
+
     try:
         settings = _settings(args)
     except ValidationError as exc:

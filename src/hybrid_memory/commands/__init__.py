@@ -13,11 +13,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hybrid_memory.commands.wire import Reply
-from hybrid_memory.errors import StoreLockedError
-from hybrid_memory.settings import Settings
+
+if TYPE_CHECKING:
+    from hybrid_memory.settings import Settings
 
 STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall")
 _TRIES = 3
@@ -68,6 +69,34 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
     raise ValueError(f"{command} is not a store command; these are: {', '.join(STORE_COMMANDS)}")
 
 
+def join_running(command: str, parsed: argparse.Namespace, args: dict[str, Any]) -> int | None:
+    """Run ``command`` in the server on the data dir and print its output; None when none answers.
+
+    Reads the three settings a joined command needs (data dir, project, user) straight
+    from the flags and the environment, as :class:`~hybrid_memory.settings.Settings`
+    would (its variable names are case-insensitive), so that a command a server answers
+    never imports pydantic. Everything else is the server's.
+    """
+    from hybrid_memory.commands import join
+
+    env = {name.upper(): value for name, value in os.environ.items()}
+    data_dir = parsed.data_dir or env.get("HYBRID_MEMORY_DATA_DIR")
+    if data_dir is None:
+        import platformdirs  # the Settings default
+
+        data_dir = platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False)
+    project = getattr(parsed, "project", None) or env.get("HYBRID_MEMORY_PROJECT")
+    scope = {"project": project, "user": env.get("HYBRID_MEMORY_USER", "default")}
+    host = join.connect(Path(data_dir))
+    if host is None:
+        return None
+    try:
+        reply = join.call(host, command, scope, args)
+    except (join.HostLeft, OSError):
+        return None  # that server went away: the full path finds the next one, or opens the store
+    return _print(reply)
+
+
 def run(command: str, settings: Settings, args: dict[str, Any]) -> int:
     """Run a store command in the server that holds the store, else here; print its output."""
     from hybrid_memory.commands import join
@@ -87,10 +116,16 @@ def run(command: str, settings: Settings, args: dict[str, Any]) -> int:
         except join.HostLeft:
             continue  # that server stopped mid-command: the next one (or this process) runs it
     else:
+        from hybrid_memory.errors import StoreLockedError
+
         raise StoreLockedError(
             f"The hybrid-memory server on {settings.data_dir} closed the connection {_TRIES} times "
             "before answering; check its log, then run the command again."
         )
+    return _print(reply)
+
+
+def _print(reply: Reply) -> int:
     # A client-side command: its report belongs on stdout.
     sys.stdout.write(reply.stdout)
     sys.stdout.flush()

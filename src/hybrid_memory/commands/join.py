@@ -17,7 +17,6 @@ from typing import Any
 
 from hybrid_memory import hostlock
 from hybrid_memory.commands import wire
-from hybrid_memory.errors import StoreLockedError
 
 JOIN_TIMEOUT_S = 60.0
 """How long a command waits for a server that holds the lock to start answering on its socket."""
@@ -36,19 +35,12 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
     command holds it (as long as that command runs).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
-    joinable = hostlock.socket_fits(data_dir)
     deadline = time.monotonic() + JOIN_TIMEOUT_S
     told = False
     while True:
-        if joinable:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.connect(str(hostlock.socket_path(data_dir)))
-                return sock
-            except OSError as exc:
-                sock.close()
-                if exc.errno not in _NO_HOST:
-                    raise
+        sock = connect(data_dir)
+        if sock is not None:
+            return sock
         fd = hostlock.try_lock(data_dir, hostlock.COMMAND, command)
         if fd is not None:
             return fd
@@ -59,12 +51,29 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
                 print(f"hybrid-memory: waiting for {other} to finish with the store", file=sys.stderr)
                 told = True
         elif time.monotonic() > deadline:
+            from hybrid_memory.errors import StoreLockedError
+
             raise StoreLockedError(
                 f"Another hybrid-memory server holds {data_dir / hostlock.HOST_LOCK_NAME} but has not "
                 f"answered on {hostlock.socket_path(data_dir)} for {JOIN_TIMEOUT_S:g} s; stop it, or "
                 "pass --data-dir (HYBRID_MEMORY_DATA_DIR) for another store."
             )
         time.sleep(_RETRY_S)
+
+
+def connect(data_dir: Path) -> socket.socket | None:
+    """A connection to the data dir's host; None when no server listens there."""
+    if not hostlock.socket_fits(data_dir):
+        return None  # no server can listen on a path this long: it refused to start
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(hostlock.socket_path(data_dir)))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in _NO_HOST or exc.errno == errno.ENOTDIR:
+            return None
+        raise
+    return sock
 
 
 def call(sock: socket.socket, command: str, scope: dict[str, str | None], args: dict[str, Any]) -> wire.Reply:
