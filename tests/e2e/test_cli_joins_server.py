@@ -98,6 +98,9 @@ async def test_an_export_taken_while_the_server_runs_round_trips(tmp_path: Path)
             exported = await anyio.to_thread.run_sync(
                 hybrid_memory, served, "export", str(taken), "--with-embeddings"
             )
+            imports = await anyio.to_thread.run_sync(
+                lambda: hybrid_memory(served, "stats", PYTHONPROFILEIMPORTTIME="1")
+            )
             await call(client, "create_note", content="Written after the export.", type="fact")
         imported = await anyio.to_thread.run_sync(hybrid_memory, copy, "import", str(taken), "--quiet")
         exported_again = await anyio.to_thread.run_sync(
@@ -110,6 +113,17 @@ async def test_an_export_taken_while_the_server_runs_round_trips(tmp_path: Path)
     assert imported.stdout.endswith("; 0 memories embedded, 0 notes indexed\n"), imported.stdout
     assert exported_again.code == 0, exported_again.stderr
     assert export_body(again) == export_body(taken)
+    # Joined, a command imports neither pydantic (the settings) nor the stores, the model or mcp.
+    assert imports.code == 0, imports.stderr
+    imported = {line.split("|")[-1].strip() for line in imports.stderr.splitlines() if "|" in line}
+    assert "hybrid_memory.commands.join" in imported
+    assert {
+        "pydantic",
+        "hybrid_memory.settings",
+        "hybrid_memory.backends",
+        "mcp",
+        "onnxruntime",
+    } & imported == set()
 
 
 MEMORY_JSONL = [
