@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -98,6 +99,7 @@ async def test_an_export_taken_while_the_server_runs_round_trips(tmp_path: Path)
             exported = await anyio.to_thread.run_sync(
                 hybrid_memory, served, "export", str(taken), "--with-embeddings"
             )
+            refused = await anyio.to_thread.run_sync(bad_call, served)
             imports = await anyio.to_thread.run_sync(
                 lambda: hybrid_memory(served, "stats", PYTHONPROFILEIMPORTTIME="1")
             )
@@ -113,6 +115,8 @@ async def test_an_export_taken_while_the_server_runs_round_trips(tmp_path: Path)
     assert imported.stdout.endswith("; 0 memories embedded, 0 notes indexed\n"), imported.stdout
     assert exported_again.code == 0, exported_again.stderr
     assert export_body(again) == export_body(taken)
+    assert refused["error"]["data"] == {"exit": 1}
+    assert refused["error"]["message"].startswith("unexpected error (KeyError: 'command')")
     # Joined, a command imports neither pydantic (the settings) nor the stores, the model or mcp.
     assert imports.code == 0, imports.stderr
     imported = {line.split("|")[-1].strip() for line in imports.stderr.splitlines() if "|" in line}
@@ -169,6 +173,15 @@ async def test_a_server_that_starts_while_a_command_holds_the_store_waits_for_it
     assert "(mcp-memory): 0 memories, 4 notes, 3 links; written 0/4/3" in imported
     assert answers[1]["result"]["serverInfo"]["name"] == "hybrid-memory"
     assert answers[2]["result"]["structuredContent"]["items"] == 4
+
+
+def bad_call(data_dir: Path) -> Any:
+    """A command call without its command, straight on the socket: the server answers, and serves on."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(data_dir / "serve.sock"))
+        sock.sendall(json_lines({"jsonrpc": "2.0", "id": 1, "method": "hybrid-memory/command", "params": {}}))
+        with sock.makefile("rb") as answers:
+            return json.loads(answers.readline())
 
 
 def scoreless(data: Any) -> Any:

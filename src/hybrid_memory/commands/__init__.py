@@ -33,11 +33,15 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     recall.add_argument("query", help="what to look for")
     recall.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
-    recall.add_argument(
-        "--limit", type=int, default=5, choices=range(1, 51), metavar="N", help="hits, 1..50 (default 5)"
-    )
+    recall.add_argument("--limit", type=_limit, default=5, metavar="N", help="hits, 1..50 (default 5)")
     recall.add_argument("--json", action="store_true", help="the structured result as JSON")
     recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
+def _limit(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 50:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hits from 1 to 50")
+    return int(text)
 
 
 def arguments(args: argparse.Namespace) -> dict[str, Any]:

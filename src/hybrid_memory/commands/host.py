@@ -41,21 +41,24 @@ async def serve_command(first_line: bytes, stream: anyio.abc.ByteStream, app: Ap
     """Answer the command call in ``first_line`` on ``stream``; the caller closes the stream."""
     from hybrid_memory.exits import classify
 
-    params = json.loads(first_line)["params"]
     outbox, outgoing = anyio.create_memory_object_stream[bytes](math.inf)
 
     async def relay() -> None:
+        connected = True
         async with outgoing:
             async for data in outgoing:
+                if not connected:
+                    continue  # the command left; its body still finishes (every body may run twice)
                 try:
                     await stream.send(data)
                 except _DISCONNECTED:
-                    return  # the command left; its body still finishes (every body may run twice)
+                    connected = False
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay)
         with outbox:
             try:
+                params = json.loads(first_line)["params"]
                 name = params["command"]
                 body = BODIES.get(name)
                 if body is None:
