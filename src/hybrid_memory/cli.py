@@ -187,7 +187,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
     if args.transport == "http":
-        anyio.run(serve_http, server, settings.http, settings.log_level, settings.data_dir)
+        embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
+        anyio.run(
+            lambda: serve_http(
+                server, settings.http, settings.log_level, settings.data_dir, embedded=embedded
+            )
+        )
     else:
         from hybrid_memory.server.shared import serve_stdio
 

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hybrid_memory.errors import AddressUnavailableError, ConfigurationError
-from hybrid_memory.hostlock import socket_fits
+from hybrid_memory.hostlock import SERVER, socket_fits, try_lock
 from hybrid_memory.server.shared import serve_socket, take_host_lock
 from hybrid_memory.settings import HttpSettings
 
@@ -147,25 +147,31 @@ class _Uvicorn(uvicorn.Server):
 
 
 async def serve_http(
-    server: MCPServer[Any], http: HttpSettings, log_level: str, data_dir: Path | None = None
+    server: MCPServer[Any],
+    http: HttpSettings,
+    log_level: str,
+    data_dir: Path | None = None,
+    *,
+    embedded: bool = True,
 ) -> None:
     """Bind, open the stores (the app's lifespan), then serve until SIGINT/SIGTERM; close in order.
 
     With ``data_dir`` the server also hosts the store on its socket, as the first stdio
-    server does: stdio servers, hooks and commands on that data dir join it.
+    server does: stdio servers, hooks and commands on that data dir join it. An
+    ``embedded`` store can have one such host; with only server backends (Qdrant,
+    Neo4j) a second server on the data dir serves HTTP without the socket.
     """
     check_http_settings(http)
     sock = bind(http.host, http.port)
-    if data_dir is None:
-        with sock:
-            await _serve(server, http, log_level, sock, None)
-        return
-    lock_fd = await take_host_lock(data_dir)
+    lock_fd: int | None = None
+    if data_dir is not None:
+        lock_fd = await take_host_lock(data_dir) if embedded else try_lock(data_dir, SERVER)
     try:
         with sock:
-            await _serve(server, http, log_level, sock, data_dir)
+            await _serve(server, http, log_level, sock, None if lock_fd is None else data_dir)
     finally:
-        os.close(lock_fd)  # last: the stores are closed by now
+        if lock_fd is not None:
+            os.close(lock_fd)  # last: the stores are closed by now
 
 
 async def _serve(
