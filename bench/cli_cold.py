@@ -9,7 +9,7 @@ needs one). Each run spawns the command as a fresh process with the same Python 
 times spawn to exit; the two cases alternate, so load on the machine falls on both. A
 bare ``python -c pass`` is timed in the same rounds: the interpreter's own floor. Also
 reports the child's CPU seconds (they barely move with the machine's load) and, once,
-the joined command's import time (``python -X importtime``). Prints medians, the
+the joined command's import time (``python -X importtime``, median of three). Prints medians, the
 joined/alone ratio and the load averages.
 """
 
@@ -141,7 +141,8 @@ def main(argv: list[str]) -> int:
                     record(f"{name} alone", timed(command, env_for(alone)))
             load_after = os.getloadavg()
             imports = {
-                f"{name} joined": import_ms(
+                f"{name} joined": statistics.median(
+                    import_ms(
                     [*cli[1:], *(a.format(out=tmp) for a in COMMANDS[name])], env_for(served)
                 )
                 for name in names
