@@ -140,13 +140,12 @@ def main(argv: list[str]) -> int:
                     record(f"{name} joined", timed(command, env_for(served)))
                     record(f"{name} alone", timed(command, env_for(alone)))
             load_after = os.getloadavg()
-            imports = {
-                f"{name} joined": statistics.median(
-                    import_ms(
-                    [*cli[1:], *(a.format(out=tmp) for a in COMMANDS[name])], env_for(served)
+            imports = {}
+            for name in names:
+                argv = [*cli[1:], *(a.format(out=tmp) for a in COMMANDS[name])]
+                imports[f"{name} joined"] = statistics.median(
+                    import_ms(argv, env_for(served)) for _ in range(3)
                 )
-                for name in names
-            }
         finally:
             assert server.stdin is not None
             server.stdin.close()
