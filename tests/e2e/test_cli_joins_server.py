@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -128,6 +129,55 @@ async def test_an_export_taken_while_the_server_runs_round_trips(tmp_path: Path)
         "mcp",
         "onnxruntime",
     } & imported == set()
+
+
+async def test_the_progress_of_an_export_the_server_does_is_drawn_on_the_commands_terminal(
+    tmp_path: Path,
+) -> None:
+    served = tmp_path / "served"
+    with anyio.fail_after(300):
+        async with Client(stdio_params(served)) as client:
+            await seed(client)
+            drawn, summary = await anyio.to_thread.run_sync(
+                with_terminal_stderr, served, ["export", str(tmp_path / "out.jsonl")]
+            )
+            quiet, _ = await anyio.to_thread.run_sync(
+                with_terminal_stderr, served, ["export", str(tmp_path / "out.jsonl"), "--quiet"]
+            )
+
+    assert summary.startswith("exported 5 memories, 2 notes, 1 links")
+    assert "\re2e: memories [##############################] 5/5\x1b[K" in drawn
+    assert "\re2e: notes [##############################] 2/2\x1b[K" in drawn
+    assert quiet == ""
+
+
+def with_terminal_stderr(data_dir: Path, args: list[str]) -> tuple[str, str]:
+    """``hybrid-memory ARGS`` with its stderr on a pseudo-terminal: what was drawn there, and stdout."""
+    terminal, child_side = os.openpty()
+    try:
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "hybrid_memory", *args],
+                env=server_env(data_dir),
+                stdout=subprocess.PIPE,
+                stderr=child_side,
+                timeout=120,
+                check=True,
+            )
+        finally:
+            os.close(child_side)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(terminal, 65536)
+            except OSError:  # EIO: the child's side is closed and everything was read
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(terminal)
+    return drawn.decode().replace("\r\n", "\n"), done.stdout.decode()
 
 
 MEMORY_JSONL = [
