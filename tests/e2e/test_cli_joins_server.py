@@ -243,6 +243,37 @@ def scoreless(data: Any) -> Any:
     return data
 
 
+async def test_a_command_whose_server_is_killed_mid_command_runs_it_itself(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    fifo = tmp_path / "memory.jsonl"
+    os.mkfifo(fifo)
+    importing = [sys.executable, "-m", "hybrid_memory", "import", str(fifo), "--format", "mcp-memory"]
+
+    with anyio.fail_after(300):
+        async with await anyio.open_process(serve_command(), env=server_env(data_dir)) as server:
+            assert server.stdin is not None
+            assert server.stdout is not None
+            assert server.stderr is not None
+            await server.stdin.send(json_lines(INITIALIZE))
+            await read_answers(server.stdout, count=1)  # it holds the store and listens
+            async with await anyio.open_process(importing, env=server_env(data_dir)) as importer:
+                # Joined, the server runs the import: it waits there for the FIFO's writer, which never comes.
+                await read_until(server.stderr, b"running `hybrid-memory import` for a command that joined")
+                server.kill()
+                await server.wait()
+                # The command finds no server left, holds the store itself and opens the file again:
+                # the only reader left for this writer.
+                writer = await anyio.to_thread.run_sync(lambda: fifo.open("w"))
+                await anyio.to_thread.run_sync(write_and_close, writer, json_lines(*MEMORY_JSONL).decode())
+                assert await importer.wait() == 0
+                assert importer.stdout is not None
+                imported = b"".join([chunk async for chunk in importer.stdout]).decode()
+        stats = await anyio.to_thread.run_sync(hybrid_memory, data_dir, "stats")
+
+    assert "(mcp-memory): 0 memories, 4 notes, 3 links; written 0/4/3" in imported
+    assert json.loads(stats.stdout)["items"] == 4
+
+
 def json_lines(*messages: dict[str, Any]) -> bytes:
     return "".join(json.dumps(message) + "\n" for message in messages).encode()
 

@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO
 
+import anyio
 from pydantic import BaseModel
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
@@ -86,7 +87,8 @@ async def export_file(
                 scopes=scopes,
                 counts={**writer.counts, "private_skipped": writer.skipped},
             )
-            _assemble(path, header, partial)
+            # Off the event loop: in a running server, other sessions go on while a large file is copied.
+            await anyio.to_thread.run_sync(_assemble, path, header, partial)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 partial.unlink()

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 from pydantic import BaseModel, Field
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
@@ -80,7 +81,8 @@ async def import_file(
     """
     progress = progress or Progress.disabled()
     scope = Scope(project=settings.project or "default", user=settings.user)
-    plan = read_plan(path, source, scope)
+    # Off the event loop: in a running server, other sessions go on while a large file is read.
+    plan = await anyio.to_thread.run_sync(read_plan, path, source, scope)
     result = ImportResult(
         file=str(path), format=plan.source, dry_run=dry_run, scopes=plan.scopes, in_file=plan.counts
     )
