@@ -50,6 +50,13 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
             if not told:
                 print(f"hybrid-memory: waiting for {other} to finish with the store", file=sys.stderr)
                 told = True
+        elif not hostlock.socket_fits(data_dir):
+            from hybrid_memory.errors import StoreLockedError
+
+            raise StoreLockedError(
+                f"A hybrid-memory server holds the store in {data_dir}, whose path is too long for a "
+                "socket to join it by; stop the server, or set HYBRID_MEMORY_DATA_DIR to a shorter path."
+            )
         elif time.monotonic() > deadline:
             from hybrid_memory.errors import StoreLockedError
 
