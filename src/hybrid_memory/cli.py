@@ -8,11 +8,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, NoReturn
 
 from hybrid_memory import __version__
+from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
+from hybrid_memory.commands import arguments as store_arguments
+from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
     INTERRUPTED,
     OK,
@@ -22,7 +23,9 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
-from hybrid_memory.settings import HttpSettings, Settings, load_settings
+
+if TYPE_CHECKING:
+    from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
 
@@ -73,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_stats_parser(sub)
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
+    add_recall_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     return parser
@@ -110,25 +114,6 @@ def _add_graph_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     graph.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
 
 
-def _graph(args: argparse.Namespace, settings: Settings) -> int:
-    import anyio
-
-    from hybrid_memory.server.app import open_app
-    from hybrid_memory.transfer import picture
-
-    async def run() -> tuple[str, int]:
-        async with open_app(settings) as app:
-            notes, links = await app.service.knowledge.graph(app.scope)
-            sources = await app.service.knowledge.texts(app.scope, picture.source_ids(notes))
-            title = f"hybrid-memory: {app.scope.project}"
-            return picture.render(title, picture.page_data(notes, links, sources)), len(notes)
-
-    page, count = anyio.run(run)
-    args.html.write_text(page, encoding="utf-8")
-    print(f"wrote {args.html} ({count} notes)", file=sys.stderr)
-    return 0
-
-
 def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = sub.add_parser("export", help="write memories, notes and links to a versioned JSON Lines file")
     export.add_argument("file", type=Path, help="the JSON Lines file to write")
@@ -160,78 +145,10 @@ def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParse
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _export(args: argparse.Namespace, settings: Settings) -> int:
-    import anyio
-
-    from hybrid_memory.transfer import Progress, export_file
-
-    result = anyio.run(
-        lambda: export_file(
-            settings,
-            args.file,
-            projects=args.projects,
-            all_projects=args.all_projects,
-            with_embeddings=args.with_embeddings,
-            progress=Progress(enabled=not args.quiet),
-        )
-    )
-    counts = result.counts
-    skipped = f"; {result.skipped_private} private items left out" if result.skipped_private else ""
-    # A client-side command: its summary belongs on stdout.
-    print(
-        f"exported {counts['memory']} memories, {counts['note']} notes, {counts['link']} links "
-        f"from {len(result.scopes)} scope(s) to {result.file}{skipped}"
-    )
-    return 0
-
-
-def _import(args: argparse.Namespace, settings: Settings) -> int:
-    import anyio
-
-    from hybrid_memory.transfer import Progress, import_file
-
-    result = anyio.run(
-        lambda: import_file(
-            settings,
-            args.file,
-            source=None if args.format == "auto" else args.format,
-            dry_run=args.dry_run,
-            progress=Progress(enabled=not args.quiet),
-        )
-    )
-    found = result.in_file
-    summary = f"{found['memory']} memories, {found['note']} notes, {found['link']} links"
-    if result.dry_run:
-        print(f"{result.file} is valid ({result.format}): {summary}; nothing written (--dry-run)")
-        return 0
-    written, same = result.written, result.unchanged
-    print(
-        f"imported {result.file} ({result.format}): {summary}; written "
-        f"{written['memory']}/{written['note']}/{written['link']}, unchanged "
-        f"{same['memory']}/{same['note']}/{same['link']} (memories/notes/links); "
-        f"{result.embedded} memories embedded, {result.indexed_notes} notes indexed"
-    )
-    return 0
-
-
 def _add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     stats = sub.add_parser("stats", help="print the project's memory statistics as JSON")
     stats.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
     stats.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
-
-
-def _stats(settings: Settings) -> int:
-    import anyio
-
-    from hybrid_memory.server.app import open_app
-
-    async def run() -> str:
-        async with open_app(settings, warm_up=False) as app:
-            return (await app.service.stats(app.scope)).model_dump_json(indent=2)
-
-    # A client-side command: its report belongs on stdout.
-    print(anyio.run(run))
-    return 0
 
 
 def _add_cleanup_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -241,45 +158,6 @@ def _add_cleanup_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed; change nothing")
     cleanup.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
     cleanup.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
-
-
-def _cleanup(args: argparse.Namespace, settings: Settings) -> int:
-    import anyio
-
-    from hybrid_memory.models import CleanupResult, PreviewItem
-    from hybrid_memory.server.app import open_app
-
-    async def run() -> tuple[list[PreviewItem], bool, CleanupResult | None]:
-        async with open_app(settings, warm_up=False) as app:
-            service = app.service
-            if not args.dry_run:
-                return [], False, await service.cleanup(app.scope)
-            items: list[PreviewItem] = []
-            cursor: str | None = None
-            while True:
-                page = await service.forget_preview(app.scope, 200, cursor)
-                items.extend(page.items)
-                cursor = page.next_cursor
-                if cursor is None:
-                    return items, page.summarized, None
-
-    items, summarized, done = anyio.run(run)
-    project = settings.project or "default"
-    # A client-side command: its report belongs on stdout.
-    if done is not None:
-        summary = f"; summary {done.summary_id}" if done.summary_id else ""
-        print(f"project {project}: {done.deleted} expired memories deleted, {done.evicted} evicted{summary}")
-        return 0
-    for item in items:
-        text = " ".join(item.text.split())[:60]
-        print(f"{item.reason:<10} {item.kind.value:<8} {item.id}  {text}")
-    expired = sum(1 for i in items if i.reason == "expired")
-    replaced = " (replaced by one summary)" if summarized and len(items) > expired else ""
-    print(
-        f"project {project}: {expired} expired memories would be deleted, {len(items) - expired} evicted"
-        f"{replaced}; nothing changed (--dry-run)"
-    )
-    return 0
 
 
 def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -325,6 +203,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from hybrid_memory.settings import HttpSettings, load_settings
+
     overrides: dict[str, object] = {
         k: v for k, v in {"data_dir": args.data_dir, "project": args.project}.items() if v is not None
     }
@@ -351,7 +231,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
 
         anyio.run(serve_headless, server, settings.data_dir, args.idle_exit)
     elif args.transport == "http":
-        anyio.run(serve_http, server, settings.http, settings.log_level)
+        embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
+        anyio.run(
+            lambda: serve_http(
+                server, settings.http, settings.log_level, settings.data_dir, embedded=embedded
+            )
+        )
     else:
         from hybrid_memory.server.shared import serve_stdio
 
@@ -373,6 +258,13 @@ def _exit_without_teardown() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in STORE_COMMANDS:
+        # A running server answers before the settings (most of the start-up) are even imported.
+        answered = join_running(args.command, args, store_arguments(args))
+        if answered is not None:
+            return answered
+    from pydantic import ValidationError
+
     try:
         settings = _settings(args)
     except ValidationError as exc:
@@ -388,16 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _serve(args, settings)
         elif args.command == "eval":
             return _eval(args, settings)
-        elif args.command == "export":
-            return _export(args, settings)
-        elif args.command == "import":
-            return _import(args, settings)
-        elif args.command == "cleanup":
-            return _cleanup(args, settings)
-        elif args.command == "stats":
-            return _stats(settings)
-        elif args.command == "graph":
-            return _graph(args, settings)
+        elif args.command in STORE_COMMANDS:  # they join a running server (hybrid_memory.commands)
+            return run_store_command(args.command, settings, store_arguments(args))
         elif args.command == "view":
             return _view(args, settings)
         elif args.command in ("hook", "import-transcript"):

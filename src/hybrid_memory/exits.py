@@ -14,9 +14,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hybrid_memory.errors import (
     AddressUnavailableError,
@@ -26,13 +24,12 @@ from hybrid_memory.errors import (
     HybridMemoryError,
     StoreLockedError,
 )
-from hybrid_memory.settings import (
-    EmbeddingSettings,
-    HttpSettings,
-    LifecycleSettings,
-    RankingSettings,
-    Settings,
-)
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+# pydantic and the settings are imported where they are used: a command that a running
+# server answers never needs them, and they are most of its start-up time.
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +38,22 @@ E = TypeVar("E", bound=BaseException)
 OK, FAILED, USAGE, STORE, ADDRESS, INTERRUPTED = 0, 1, 2, 3, 4, 130
 MAX_MESSAGE_CHARS = 400
 
-_PREFIXES: dict[str, str] = {
-    cls.__name__: str(cls.model_config.get("env_prefix", ""))
-    for cls in (Settings, EmbeddingSettings, HttpSettings, LifecycleSettings, RankingSettings)
-}
 _FLAGS = {"HYBRID_MEMORY_HTTP_PORT": "--port", "HYBRID_MEMORY_HTTP_HOST": "--host"}
+
+
+def _prefixes() -> dict[str, str]:
+    from hybrid_memory.settings import (
+        EmbeddingSettings,
+        HttpSettings,
+        LifecycleSettings,
+        RankingSettings,
+        Settings,
+    )
+
+    return {
+        cls.__name__: str(cls.model_config.get("env_prefix", ""))
+        for cls in (Settings, EmbeddingSettings, HttpSettings, LifecycleSettings, RankingSettings)
+    }
 
 
 def settings_error(exc: ValidationError) -> str:
@@ -56,7 +64,9 @@ def settings_error(exc: ValidationError) -> str:
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     if not loc:
         return f"invalid settings: {message}{more}"
-    name = loc[0] if loc[0].isupper() else _PREFIXES.get(exc.title, "HYBRID_MEMORY_") + "_".join(loc).upper()
+    name = (
+        loc[0] if loc[0].isupper() else _prefixes().get(exc.title, "HYBRID_MEMORY_") + "_".join(loc).upper()
+    )
     if name in _FLAGS:
         name = f"{_FLAGS[name]} ({name})"
     return f"invalid setting {name}: {message}{more}"
@@ -104,6 +114,8 @@ def classify(exc: BaseException) -> tuple[int, str]:
     domain = _find(exc, HybridMemoryError)
     if domain is not None:
         return _code(domain), _one_line(str(domain) or type(domain).__name__)
+    from pydantic import ValidationError
+
     if isinstance(exc, ValidationError):
         return USAGE, settings_error(exc)
     failed_file = _find(exc, OSError)

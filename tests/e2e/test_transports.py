@@ -67,25 +67,18 @@ async def test_stdio_story_survives_a_restart(tmp_path: Path) -> None:
             await second_session(client, ids)
 
 
-async def test_stdio_server_on_a_store_an_http_server_owns_gets_a_clear_error(tmp_path: Path) -> None:
-    # stdio servers share a store among themselves (test_shared_stdio.py); an HTTP server's is its own.
+async def test_a_stdio_server_on_the_store_of_an_http_server_joins_it(tmp_path: Path) -> None:
+    # The HTTP server hosts its store on the data dir's socket, as the first stdio server does.
     with anyio.fail_after(120), http_server(tmp_path) as server:
         async with Client(server.url) as client:
             await call(client, "remember_thread", thread_id="t", messages=THREAD[:1])
-            second = await anyio.run_process(
-                [sys.executable, "-m", "hybrid_memory", "serve"],
-                env=server_env(tmp_path),
-                input=b"",
-                check=False,
-            )
-            assert second.returncode == 3  # storage unavailable
-            assert second.stdout == b""
-            assert len(second.stderr.splitlines()) == 1
-            assert b"already in use by another hybrid-memory process" in second.stderr
-            assert b"hybrid-memory serve --transport http" in second.stderr
-            # the first server and its store are unharmed
-            recall = await call(client, "recall_memory", query="moving the team")
-            assert recall["results"][0]["message_id"] == "u1"
+            async with Client(stdio_params(tmp_path)) as joined:
+                seen = await call(joined, "recall_memory", query="moving the team")
+                note = await call(joined, "create_note", content="The team moves in spring.", type="fact")
+            recall = await call(client, "recall_memory", query="when does the team move?")
+
+    assert seen["results"][0]["message_id"] == "u1"
+    assert note["id"] in {hit["id"] for hit in recall["results"]}
 
 
 async def test_http_story_survives_a_restart_and_serves_two_clients(tmp_path: Path) -> None:

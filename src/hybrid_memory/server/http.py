@@ -16,12 +16,15 @@ import contextlib
 import hmac
 import json
 import logging
+import os
 import signal
 import socket
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -30,6 +33,8 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hybrid_memory.errors import AddressUnavailableError, ConfigurationError
+from hybrid_memory.hostlock import SERVER, socket_fits, try_lock
+from hybrid_memory.server.shared import serve_socket, take_host_lock
 from hybrid_memory.settings import HttpSettings
 
 logger = logging.getLogger(__name__)
@@ -152,34 +157,63 @@ class Uvicorn(uvicorn.Server):
                 signal.signal(sig, handler)
 
 
-async def serve_http(server: MCPServer[Any], http: HttpSettings, log_level: str) -> None:
-    """Bind, open the stores (the app's lifespan), then serve until SIGINT/SIGTERM; close in order."""
+async def serve_http(
+    server: MCPServer[Any],
+    http: HttpSettings,
+    log_level: str,
+    data_dir: Path | None = None,
+    *,
+    embedded: bool = True,
+) -> None:
+    """Bind, open the stores (the app's lifespan), then serve until SIGINT/SIGTERM; close in order.
+
+    With ``data_dir`` the server also hosts the store on its socket, as the first stdio
+    server does: stdio servers, hooks and commands on that data dir join it. An
+    ``embedded`` store can have one such host; with only server backends (Qdrant,
+    Neo4j) a second server on the data dir serves HTTP without the socket.
+    """
     check_http_settings(http)
     sock = bind(http.host, http.port)
-    with sock:
-        security = transport_security(http)
-        app = server.streamable_http_app(transport_security=security, host=http.host)
-        running = getattr(server, "running", None)
-        public: frozenset[str] = frozenset()
-        if running is not None:  # our server (not a bare SDK one): the viewer reads its open stores
-            from hybrid_memory.viewer.app import PAGE_PATH, viewer_routes
-            from hybrid_memory.viewer.source import ViewerSource
+    lock_fd: int | None = None
+    if data_dir is not None:
+        lock_fd = await take_host_lock(data_dir) if embedded else try_lock(data_dir, SERVER)
+    try:
+        with sock:
+            await _serve(server, http, log_level, sock, None if lock_fd is None else data_dir)
+    finally:
+        if lock_fd is not None:
+            os.close(lock_fd)  # last: the stores are closed by now
 
-            app.router.routes.extend(viewer_routes(ViewerSource(running)))
-            public = frozenset({PAGE_PATH})
-        token = http.bearer_token.get_secret_value() if http.bearer_token is not None else None
-        guarded = Guard(app, security, token, public=public)
-        # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
-        config = uvicorn.Config(guarded, lifespan="off", log_config=None, log_level=log_level.lower())
-        async with app.router.lifespan_context(app):
-            if running is not None:  # the stores open (or fail, in one line) before anyone is told we listen
-                await running()
-            logger.info(
-                "listening on http://%s:%d/mcp (bearer token %s)",
-                http.host,
-                http.port,
-                "required" if token else "off: loopback only",
-            )
-            if running is not None:
-                logger.info("memory viewer (read-only) on http://%s:%d/viewer", http.host, http.port)
-            await Uvicorn(config).serve(sockets=[sock])
+
+async def _serve(
+    server: MCPServer[Any], http: HttpSettings, log_level: str, sock: socket.socket, data_dir: Path | None
+) -> None:
+    security = transport_security(http)
+    app = server.streamable_http_app(transport_security=security, host=http.host)
+    running = getattr(server, "running", None)
+    public: frozenset[str] = frozenset()
+    if running is not None:  # our server (not a bare SDK one): the viewer reads its open stores
+        from hybrid_memory.viewer.app import PAGE_PATH, viewer_routes
+        from hybrid_memory.viewer.source import ViewerSource
+
+        app.router.routes.extend(viewer_routes(ViewerSource(running)))
+        public = frozenset({PAGE_PATH})
+    token = http.bearer_token.get_secret_value() if http.bearer_token is not None else None
+    guarded = Guard(app, security, token, public=public)
+    # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
+    config = uvicorn.Config(guarded, lifespan="off", log_config=None, log_level=log_level.lower())
+    async with app.router.lifespan_context(app), anyio.create_task_group() as tg:
+        if running is not None:  # the stores open (or fail, in one line) before anyone is told we listen
+            state = await running()
+            if data_dir is not None and socket_fits(data_dir):
+                await tg.start(serve_socket, server, state, data_dir)
+        logger.info(
+            "listening on http://%s:%d/mcp (bearer token %s)",
+            http.host,
+            http.port,
+            "required" if token else "off: loopback only",
+        )
+        if running is not None:
+            logger.info("memory viewer (read-only) on http://%s:%d/viewer", http.host, http.port)
+        await Uvicorn(config).serve(sockets=[sock])
+        tg.cancel_scope.cancel()

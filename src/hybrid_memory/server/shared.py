@@ -7,9 +7,12 @@ socket ``serve.sock`` beside it (mode 0600, only its user can connect). The firs
 server to find no host becomes it, in-process, and relays to itself like any other.
 
 Each connection is its own MCP session on the host, so a client's roots (its project),
-sampling and logging stay its own, exactly as with a server of its own. The host also serves
-the read-only memory viewer on ``view.sock`` (:mod:`hybrid_memory.viewer.hosted`), which
-``hybrid-memory view`` puts on loopback.
+sampling and logging stay its own, exactly as with a server of its own. A connection
+whose first line is a command call (:mod:`hybrid_memory.commands.wire`) is instead a
+``hybrid-memory stats``/``export``/... run on the host's open stores. An HTTP server
+hosts the same socket (:func:`serve_socket`), so stdio servers and commands join it too.
+A stdio host also serves the read-only memory viewer on ``view.sock``
+(:mod:`hybrid_memory.viewer.hosted`), which ``hybrid-memory view`` puts on loopback.
 
 When the host exits (its own client left, or it was killed) every relay sees its
 connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import fcntl
 import logging
 import os
 import signal
@@ -41,6 +43,8 @@ from mcp.server.runner import serve_dual_era_loop
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from hybrid_memory import hostlock
+from hybrid_memory.commands.wire import is_request as is_command
 from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.hosting import start_headless_host
 from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
@@ -48,12 +52,11 @@ from hybrid_memory.server.stdin import StdinLines, claimed_stdin
 
 logger = logging.getLogger(__name__)
 
-SOCKET_NAME = "serve.sock"
-HOST_LOCK_NAME = "serve.lock"
+SOCKET_NAME = hostlock.SOCKET_NAME
+HOST_LOCK_NAME = hostlock.HOST_LOCK_NAME
 JOIN_TIMEOUT_S = 60.0
 """How long a server waits for another that is opening the stores to start listening."""
 _RETRY_S = 0.05
-_MAX_SOCKET_PATH = 104  # sun_path holds 108 bytes on Linux, 104 on macOS
 
 
 class _CancelledSocketWait(logging.Filter):
@@ -77,8 +80,7 @@ async def serve_stdio(server: MCPServer[Any], data_dir: Path, *, detached_host: 
     session and its hooks find it warm).
     """
     logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
-    socket_path = data_dir / SOCKET_NAME  # the data dir exists: the command checked it
-    if len(os.fsencode(socket_path)) >= _MAX_SOCKET_PATH:
+    if not hostlock.socket_fits(data_dir):  # the data dir exists: the command checked it
         raise BackendError(
             f"The data dir path {data_dir} is too long for its Unix socket ({SOCKET_NAME}); "
             "set HYBRID_MEMORY_DATA_DIR to a shorter path."
@@ -127,7 +129,7 @@ async def join_or_host(
     """A connection to the data dir's host; with none, ``server`` becomes it in ``tg`` (until cancelled)."""
     socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + JOIN_TIMEOUT_S
-    started = False
+    started = told = False
     while True:
         try:
             return await anyio.connect_unix(socket_path)
@@ -137,11 +139,18 @@ async def join_or_host(
         if detached_host and not started:
             start_headless_host(data_dir, dict(os.environ))
             started = True
-        lock_fd = None if detached_host else _try_host_lock(data_dir)
+        lock_fd = None if detached_host else hostlock.try_lock(data_dir, hostlock.SERVER)
         if lock_fd is not None:
             await tg.start(_host, server, data_dir, lock_fd)
             return await anyio.connect_unix(socket_path)
-        if time.monotonic() > deadline:
+        command = hostlock.command_holding(data_dir)
+        if command is not None:
+            # A command opened the store itself (no server was running): ours once it is done.
+            if not told:
+                logger.info("waiting for %s to finish with the store", command)
+                told = True
+            deadline = time.monotonic() + JOIN_TIMEOUT_S
+        elif time.monotonic() > deadline:
             raise StoreLockedError(
                 f"Another hybrid-memory server holds {data_dir / HOST_LOCK_NAME} but has not answered "
                 f"on {socket_path} for {JOIN_TIMEOUT_S:g} s; stop it, or set HYBRID_MEMORY_DATA_DIR "
@@ -157,7 +166,7 @@ async def serve_headless(server: MCPServer[Any], data_dir: Path, idle_exit_s: fl
     like any host. Returns at once when another process already hosts.
     """
     logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
-    lock_fd = _try_host_lock(data_dir)
+    lock_fd = hostlock.try_lock(data_dir, hostlock.SERVER)
     if lock_fd is None:
         logger.info("another process already hosts the memory store in %s", data_dir)
         return
@@ -214,16 +223,6 @@ class _IdleExit:
                 return
 
 
-def _try_host_lock(data_dir: Path) -> int | None:
-    fd = os.open(data_dir / HOST_LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
-
-
 async def _host(
     server: MCPServer[Any],
     data_dir: Path,
@@ -239,29 +238,13 @@ async def _host(
     once no session has been open that long.
     """
     lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
-    socket_path = data_dir / SOCKET_NAME
     try:
-        async with lowlevel.lifespan(lowlevel) as state:
-            socket_path.unlink(missing_ok=True)  # a dead host's; we hold the lock, so no live one's
-            listener = await anyio.create_unix_listener(socket_path, mode=0o600)
-            logger.debug("hosting the memory store for every stdio server on %s", socket_path)
-            task_status.started()
-            async with listener, anyio.create_task_group() as tg:
-                running = getattr(server, "running", None)
-                if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
-                    tg.start_soon(_serve_viewer, data_dir, running)
-                idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
-
-                async def session(stream: anyio.abc.SocketStream) -> None:
-                    if idle is None:
-                        await _serve_session(lowlevel, state, stream)
-                        return
-                    with idle.busy():
-                        await _serve_session(lowlevel, state, stream)
-
-                if idle is not None:
-                    tg.start_soon(idle.watch)
-                await listener.serve(session, task_group=tg)
+        async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as tg:
+            running = getattr(server, "running", None)
+            if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
+                tg.start_soon(_serve_viewer, data_dir, running)
+            await serve_socket(server, state, data_dir, idle_exit_s=idle_exit_s, task_status=task_status)
+            tg.cancel_scope.cancel()
     finally:
         os.close(lock_fd)
 
@@ -276,25 +259,101 @@ async def _serve_viewer(data_dir: Path, running: Any) -> None:
     await serve_viewer_socket(data_dir, running)
 
 
+async def serve_socket(
+    server: MCPServer[Any],
+    state: Any,
+    data_dir: Path,
+    *,
+    idle_exit_s: float | None = None,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``state`` (the lifespan's, stores open or opening) on the data dir's socket until cancelled,
+    or with ``idle_exit_s`` until no session has been open that long.
+
+    The caller holds the host lock: any socket file left there is a dead host's.
+    """
+    lowlevel: Server[Any] = server._lowlevel_server
+    socket_path = data_dir / SOCKET_NAME
+    socket_path.unlink(missing_ok=True)
+    listener = await anyio.create_unix_listener(socket_path, mode=0o600)
+    logger.debug("hosting the memory store for every server and command on %s", socket_path)
+    task_status.started()
+    async with listener, anyio.create_task_group() as tg:
+        idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
+
+        async def session(stream: anyio.abc.SocketStream) -> None:
+            if idle is None:
+                await _serve_session(lowlevel, state, stream)
+                return
+            with idle.busy():
+                await _serve_session(lowlevel, state, stream)
+
+        if idle is not None:
+            tg.start_soon(idle.watch)
+        await listener.serve(session, task_group=tg)
+
+
+async def take_host_lock(data_dir: Path) -> int:
+    """The host lock for a server that cannot join another (HTTP); waits while a command holds it."""
+    told = False
+    while True:
+        lock_fd = hostlock.try_lock(data_dir, hostlock.SERVER)
+        if lock_fd is not None:
+            return lock_fd
+        command = hostlock.command_holding(data_dir)
+        if command is None:
+            raise StoreLockedError(
+                f"Another hybrid-memory server already holds the store in {data_dir} (it holds "
+                f"{data_dir / HOST_LOCK_NAME}); stop it before serving HTTP here, or pass --data-dir "
+                "(HYBRID_MEMORY_DATA_DIR) for another store."
+            )
+        if not told:
+            logger.info("waiting for %s to finish with the store", command)
+            told = True
+        await anyio.sleep(_RETRY_S)
+
+
 async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:
-    """One relay's MCP session over its socket connection, newline-delimited JSON as on stdio."""
+    """One connection: a relay's (or a hook's) MCP session, or a command's call (its first line says)."""
+    buffered = BufferedByteReceiveStream(stream)
+    async with stream:
+        try:
+            first = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+            return
+        if is_command(first):
+            from hybrid_memory.commands.host import serve_command  # only when a command joins
+
+            await serve_command(first, stream, state)
+            return
+        await _serve_mcp(lowlevel, state, stream, buffered, first)
+
+
+async def _serve_mcp(
+    lowlevel: Server[Any],
+    state: Any,
+    stream: anyio.abc.SocketStream,
+    buffered: BufferedByteReceiveStream,
+    first: bytes,
+) -> None:
+    """An MCP session over the connection, newline-delimited JSON as on stdio."""
     read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def receive() -> None:
-        buffered = BufferedByteReceiveStream(stream)
+        line = first
         async with read_in:
             while True:
-                try:
-                    line = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
-                except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-                    return
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except Exception as exc:  # the session answers a malformed message, as over stdio
                     await read_in.send(exc)
-                    continue
-                await read_in.send(SessionMessage(message))
+                else:
+                    await read_in.send(SessionMessage(message))
+                try:
+                    line = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
+                except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+                    return
 
     async def send() -> None:
         async with write_out:
@@ -305,7 +364,7 @@ async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.So
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     return
 
-    async with stream, anyio.create_task_group() as tg:
+    async with anyio.create_task_group() as tg:
         tg.start_soon(receive)
         tg.start_soon(send)
         await serve_dual_era_loop(

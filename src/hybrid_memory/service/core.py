@@ -189,6 +189,15 @@ class MemoryService:
         return found[0]
 
     @property
+    def stores(self) -> Stores:
+        """The open stores and model, for applications that work on them directly (export, import)."""
+        return self._stores
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
     def embedder(self) -> Embedder:
         """The model, whose tokenizer also measures what the tools send back."""
         return self._stores.embedder

@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO
 
+import anyio
 from pydantic import BaseModel
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
@@ -28,6 +29,7 @@ from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.backends.identity import stored_embedding
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.models import MemoryFilter, MemoryKind, NoteFilter, Scope, utcnow
+from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import Settings
 from hybrid_memory.transfer.format import EmbeddingInfo, Header, header_line, item_line
 from hybrid_memory.transfer.progress import Progress
@@ -54,12 +56,17 @@ async def export_file(
     all_projects: bool = False,
     with_embeddings: bool = False,
     progress: Progress | None = None,
+    opened: Stores | None = None,
 ) -> ExportResult:
-    """Export the configured project (or ``projects``, or every scope) to ``path``."""
+    """Export the configured project (or ``projects``, or every scope) to ``path``.
+
+    ``opened``: stores a running server already holds (it opened them with the model that
+    filled them, or it would not be running), used instead of opening them here.
+    """
     progress = progress or Progress.disabled()
     embedding = await _source_embedding(settings)
     partial = path.with_name(f".{path.name}.partial")
-    async with _stores(settings, embedding) as (vectors, graph):
+    async with _stores(settings, embedding, opened) as (vectors, graph):
         if all_projects:
             found = set(await graph.scopes()) | set(await vectors.scopes() if vectors else [])
             scopes = sorted(found, key=lambda s: (s.project, s.user))
@@ -80,7 +87,8 @@ async def export_file(
                 scopes=scopes,
                 counts={**writer.counts, "private_skipped": writer.skipped},
             )
-            _assemble(path, header, partial)
+            # Off the event loop: in a running server, other sessions go on while a large file is copied.
+            await anyio.to_thread.run_sync(_assemble, path, header, partial)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 partial.unlink()
@@ -112,8 +120,12 @@ async def _source_embedding(settings: Settings) -> EmbeddingInfo | None:
 
 @asynccontextmanager
 async def _stores(
-    settings: Settings, embedding: EmbeddingInfo | None
+    settings: Settings, embedding: EmbeddingInfo | None, opened: Stores | None
 ) -> AsyncIterator[tuple[VectorStore | None, GraphStore]]:
+    if opened is not None:
+        # As below: no vector store recorded, no memories to export.
+        yield (opened.vectors if embedding is not None else None), opened.graph
+        return
     async with open_graph_store(settings) as graph:
         if embedding is None:
             yield None, graph

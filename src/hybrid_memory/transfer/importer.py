@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 from pydantic import BaseModel, Field
 
 from hybrid_memory.backends import open_graph_store, open_vector_store
@@ -70,48 +71,65 @@ async def import_file(
     dry_run: bool = False,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    opened: MemoryService | None = None,
 ) -> ImportResult:
     """Import ``path`` (our export format or a ``memory.jsonl``) into the configured stores.
 
     A ``memory.jsonl`` goes to the configured project and user. Raises ``ImportFileError``
-    (nothing written) when the file is not valid.
+    (nothing written) when the file is not valid. ``opened``: the service of a running
+    server, whose stores and model are used instead of opening them here.
     """
     progress = progress or Progress.disabled()
     scope = Scope(project=settings.project or "default", user=settings.user)
-    plan = read_plan(path, source, scope)
+    # Off the event loop: in a running server, other sessions go on while a large file is read.
+    plan = await anyio.to_thread.run_sync(read_plan, path, source, scope)
     result = ImportResult(
         file=str(path), format=plan.source, dry_run=dry_run, scopes=plan.scopes, in_file=plan.counts
     )
     if plan.outside:
-        async with open_graph_store(settings) as graph:
-            await _check_outside(path, plan, graph)
+        if opened is not None:
+            await _check_outside(path, plan, opened.stores.graph)
+        else:
+            async with open_graph_store(settings) as graph:
+                await _check_outside(path, plan, graph)
     if dry_run:
         return result
-    owned = embedder is None
-    if embedder is None:
-        embedder = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
     try:
-        dimension = await _dimension(embedder)
-        async with (
-            open_vector_store(settings, dimension=dimension, model=embedder.model_name) as vectors,
-            open_graph_store(settings) as graph,
-        ):
-            same_model = plan.embedding is not None and (plan.embedding.model, plan.embedding.dimension) == (
-                embedder.model_name,
-                dimension,
-            )
-            writer = _Writer(Stores.over(vectors, graph, embedder), result, progress, reuse=same_model)
-            # Recount tokens only when another model made the file: the count is the model's own.
-            writer.recount = plan.embedding is not None and not same_model
-            await writer.write(plan)
-            service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
-            for target in plan.scopes:
-                result.indexed_notes += await service.repair(target)
+        if opened is not None:
+            await _write(plan, opened, result, progress)
+            return result
+        owned = embedder is None
+        if embedder is None:
+            embedder = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
+        try:
+            dimension = await _dimension(embedder)
+            async with (
+                open_vector_store(settings, dimension=dimension, model=embedder.model_name) as vectors,
+                open_graph_store(settings) as graph,
+            ):
+                service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
+                await _write(plan, service, result, progress)
+        finally:
+            if owned:
+                await embedder.close()
     finally:
         progress.finish()
-        if owned:
-            await embedder.close()
     return result
+
+
+async def _write(plan: ImportPlan, service: MemoryService, result: ImportResult, progress: Progress) -> None:
+    stores = service.stores
+    dimension = await _dimension(stores.embedder)
+    same_model = plan.embedding is not None and (plan.embedding.model, plan.embedding.dimension) == (
+        stores.embedder.model_name,
+        dimension,
+    )
+    writer = _Writer(stores, result, progress, reuse=same_model)
+    # Recount tokens only when another model made the file: the count is the model's own.
+    writer.recount = plan.embedding is not None and not same_model
+    await writer.write(plan)
+    for target in plan.scopes:
+        result.indexed_notes += await service.repair(target)
 
 
 async def _dimension(embedder: Embedder) -> int:

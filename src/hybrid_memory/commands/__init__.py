@@ -1,0 +1,145 @@
+"""The commands that use the store (stats, export, import, cleanup, graph, recall), wherever it is held.
+
+A server that runs on the data dir holds the store; a command then joins it over its
+socket and the server runs the command's body on its open stores
+(:mod:`~hybrid_memory.commands.join`, :mod:`~hybrid_memory.commands.host`). With no
+server, the command takes the host lock, opens the stores itself and runs the same body
+(:mod:`~hybrid_memory.commands.bodies`); a server that starts meanwhile waits for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hybrid_memory.commands.wire import Reply
+
+if TYPE_CHECKING:
+    from hybrid_memory.settings import Settings
+
+STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall")
+_TRIES = 3
+
+
+def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    recall = sub.add_parser(
+        "recall",
+        help="search the memory as recall_memory does and print what the model would read",
+        description="Print recall_memory's answer for QUERY: the cited text a model reads, or with "
+        "--json its structured result. Joins a running server; without one, opens the store.",
+    )
+    recall.add_argument("query", help="what to look for")
+    recall.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
+    recall.add_argument("--limit", type=_limit, default=5, metavar="N", help="hits, 1..50 (default 5)")
+    recall.add_argument("--json", action="store_true", help="the structured result as JSON")
+    recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
+def _limit(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 50:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hits from 1 to 50")
+    return int(text)
+
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The parsed flags a body reads, as JSON; paths made absolute (a server has its own cwd)."""
+    command = args.command
+    if command == "stats":
+        return {}
+    if command == "cleanup":
+        return {"dry_run": args.dry_run}
+    if command == "graph":
+        return {"html": os.path.abspath(args.html)}
+    if command == "export":
+        return {
+            "file": os.path.abspath(args.file),
+            "projects": list(args.projects),
+            "all_projects": args.all_projects,
+            "with_embeddings": args.with_embeddings,
+            "quiet": args.quiet,
+        }
+    if command == "import":
+        return {
+            "file": os.path.abspath(args.file),
+            "format": args.format,
+            "dry_run": args.dry_run,
+            "quiet": args.quiet,
+        }
+    if command == "recall":
+        return {"query": args.query, "limit": args.limit, "json": args.json}
+    raise ValueError(f"{command} is not a store command; these are: {', '.join(STORE_COMMANDS)}")
+
+
+def join_running(command: str, parsed: argparse.Namespace, args: dict[str, Any]) -> int | None:
+    """Run ``command`` in the server on the data dir and print its output; None when none answers.
+
+    Reads the three settings a joined command needs (data dir, project, user) straight
+    from the flags and the environment, as :class:`~hybrid_memory.settings.Settings`
+    would (its variable names are case-insensitive), so that a command a server answers
+    never imports pydantic. Everything else is the server's.
+    """
+    from hybrid_memory.commands import join
+
+    env = {name.upper(): value for name, value in os.environ.items()}
+    data_dir = parsed.data_dir or env.get("HYBRID_MEMORY_DATA_DIR")
+    if data_dir is None:
+        import platformdirs  # the Settings default
+
+        data_dir = platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False)
+    project = getattr(parsed, "project", None) or env.get("HYBRID_MEMORY_PROJECT")
+    scope = {"project": project, "user": env.get("HYBRID_MEMORY_USER", "default")}
+    host = join.connect(Path(data_dir))
+    if host is None:
+        return None
+    try:
+        reply = join.call(host, command, scope, args)
+    except (join.HostLeft, OSError):
+        return None  # that server went away: the full path finds the next one, or opens the store
+    return _print(reply)
+
+
+def run(command: str, settings: Settings, args: dict[str, Any]) -> int:
+    """Run a store command in the server that holds the store, else here; print its output."""
+    from hybrid_memory.commands import join
+
+    scope: dict[str, str | None] = {"project": settings.project, "user": settings.user}
+    for _ in range(_TRIES):
+        held = join.join_or_hold(settings.data_dir, command)
+        if isinstance(held, int):
+            try:
+                reply = _run_here(command, settings, args)
+            finally:
+                join.release(held)
+            break
+        try:
+            reply = join.call(held, command, scope, args)
+            break
+        except join.HostLeft:
+            continue  # that server stopped mid-command: the next one (or this process) runs it
+    else:
+        from hybrid_memory.errors import StoreLockedError
+
+        raise StoreLockedError(
+            f"The hybrid-memory server on {settings.data_dir} closed the connection {_TRIES} times "
+            "before answering; check its log, then run the command again."
+        )
+    return _print(reply)
+
+
+def _print(reply: Reply) -> int:
+    # A client-side command: its report belongs on stdout.
+    sys.stdout.write(reply.stdout)
+    sys.stdout.flush()
+    return reply.code
+
+
+def _run_here(command: str, settings: Settings, args: dict[str, Any]) -> Reply:
+    import anyio
+
+    from hybrid_memory.commands.bodies import BODIES, Target
+
+    reply: Reply = anyio.run(BODIES[command], Target(settings, None, sys.stderr), args)
+    return reply

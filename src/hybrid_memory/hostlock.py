@@ -1,0 +1,51 @@
+"""The data dir's host lock and socket, shared by servers and commands (standard library only).
+
+Whoever holds ``serve.lock`` owns the embedded stores: a server hosting them for every
+client on ``serve.sock``, or a command that found no server and opened them itself. The
+holder writes what it is into the lock file, so a server that starts while a command
+works waits for that command instead of giving up after its usual bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+
+SOCKET_NAME = "serve.sock"
+HOST_LOCK_NAME = "serve.lock"
+MAX_SOCKET_PATH = 104  # sun_path holds 108 bytes on Linux, 104 on macOS
+COMMAND = "command"
+SERVER = "server"
+
+
+def socket_path(data_dir: Path) -> Path:
+    return data_dir / SOCKET_NAME
+
+
+def socket_fits(data_dir: Path) -> bool:
+    return len(os.fsencode(socket_path(data_dir))) < MAX_SOCKET_PATH
+
+
+def try_lock(data_dir: Path, holder: str, what: str = "") -> int | None:
+    """The lock's descriptor when we got it (ours to close, which releases it); None when it is held."""
+    fd = os.open(data_dir / HOST_LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{holder} {os.getpid()} {what}".strip().encode() + b"\n", 0)
+    return fd
+
+
+def command_holding(data_dir: Path) -> str | None:
+    """``'hybrid-memory NAME (pid N)'`` when a live command holds the lock; None otherwise."""
+    with contextlib.suppress(OSError, ValueError):
+        holder, pid, *what = (data_dir / HOST_LOCK_NAME).read_text().split()
+        if holder == COMMAND:
+            os.kill(int(pid), 0)  # raises when no such process is left
+            return f"hybrid-memory {' '.join(what)} (pid {pid})"
+    return None

@@ -1,0 +1,70 @@
+"""The command call's wire format, the host lock's holder record, and the arguments a command sends."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from hybrid_memory import hostlock
+from hybrid_memory.cli import _parser
+from hybrid_memory.commands import arguments, join, wire
+from tests.e2e.servers import INITIALIZE
+
+
+def test_a_command_call_is_told_apart_from_an_mcp_clients_first_message() -> None:
+    call = wire.request("stats", {"project": "p", "user": "default"}, {}, tty=False)
+
+    assert wire.is_request(call)
+    assert not wire.is_request(json.dumps(INITIALIZE).encode() + b"\n")
+    assert not wire.is_request(b'{"method": "hybrid-memory/command", truncated\n')
+    assert not wire.is_request(json.dumps({**INITIALIZE, "params": {"x": wire.METHOD}}).encode())
+    assert json.loads(call)["params"] == {
+        "command": "stats",
+        "scope": {"project": "p", "user": "default"},
+        "args": {},
+        "tty": False,
+    }
+
+
+def test_the_lock_records_a_command_holder_so_a_server_waits_for_it(tmp_path: Path) -> None:
+    fd = hostlock.try_lock(tmp_path, hostlock.COMMAND, "import")
+    assert fd is not None
+    try:
+        assert hostlock.try_lock(tmp_path, hostlock.SERVER) is None  # held: another open file cannot take it
+        assert hostlock.command_holding(tmp_path) == f"hybrid-memory import (pid {os.getpid()})"
+    finally:
+        os.close(fd)
+    fd = hostlock.try_lock(tmp_path, hostlock.SERVER)
+    assert fd is not None
+    os.close(fd)
+    assert hostlock.command_holding(tmp_path) is None  # a server's record: no waiting without bound
+
+
+def test_a_data_dir_with_no_server_has_nothing_to_join_and_its_lock_is_taken(tmp_path: Path) -> None:
+    assert join.connect(tmp_path) is None
+    assert join.connect(tmp_path / "missing") is None
+    held = join.join_or_hold(tmp_path / "new", "stats")
+    assert isinstance(held, int)
+    join.release(held)
+
+
+def test_paths_are_sent_absolute_because_the_server_has_its_own_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    export = arguments(_parser().parse_args(["export", "out.jsonl", "--project", "a", "--all-projects"]))
+    graph = arguments(_parser().parse_args(["graph", "--html", "g.html"]))
+    recall = arguments(_parser().parse_args(["recall", "a query", "--limit", "7", "--json"]))
+
+    assert export == {
+        "file": str(tmp_path / "out.jsonl"),
+        "projects": ["a"],
+        "all_projects": True,
+        "with_embeddings": False,
+        "quiet": False,
+    }
+    assert graph == {"html": str(tmp_path / "g.html")}
+    assert recall == {"query": "a query", "limit": 7, "json": True}
