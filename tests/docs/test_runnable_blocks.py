@@ -49,6 +49,10 @@ NOT_RUNNABLE: dict[str, str] = {
         "fetches from the npm registry and rewrites the vendored files; "
         "tests/unit/test_vendored_layout.py checks them against the lock file"
     ),
+    r"^\$ hybrid-memory": (
+        "a terminal session shown with its output, a server running in the background; "
+        "tests/e2e/test_cli_joins_server.py runs these commands against running servers"
+    ),
     r"settings_doc > docs/configuration\.md": (
         "rewrites a tracked file; tests/docs/test_configuration_page.py checks the same output"
     ),

@@ -1,4 +1,4 @@
-"""``hybrid-memory view`` for stdio users: beside a running stdio server, and with none."""
+"""``hybrid-memory view`` for stdio users: beside a running stdio or HTTP server, and with none."""
 
 from __future__ import annotations
 
@@ -111,22 +111,15 @@ def test_view_is_listed_in_the_help() -> None:
     assert "--port" in done.stdout
 
 
-def test_view_beside_an_http_server_points_at_that_servers_own_viewer(tmp_path: Path) -> None:
+async def test_view_beside_an_http_server_reads_that_servers_store(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    with http_server(data):
-        done = subprocess.run(
-            [sys.executable, "-m", "hybrid_memory", "view", "--data-dir", str(data)],
-            env=server_env(data),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert done.returncode == 3
-    assert done.stdout == ""
-    assert done.stderr == (
-        f"hybrid-memory: The memory store in {data} is held by a hybrid-memory process that does not "
-        "share it (a server run with --transport http?): open that server's own "
-        "http://<its host>:<its port>/viewer#token=<its token>, or stop it.\n"
-    )
+    with http_server(data) as running:
+        async with Client(running.url) as client:
+            await call(client, "remember_thread", thread_id="over-http", messages=[SAID])
+        with anyio.fail_after(300):
+            async with viewer(data, tmp_path / "view.log") as (base, token):
+                auth = {"Authorization": f"Bearer {token}"}
+                async with httpx.AsyncClient(base_url=base, timeout=60, headers=auth) as http:
+                    threads = (await http.get("/viewer/api/threads")).json()
+    assert [t["thread_id"] for t in threads["threads"]] == ["over-http"]

@@ -6,9 +6,12 @@ import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hybrid_memory.integrations.hooks import EVENTS
-from hybrid_memory.settings import Settings
+
+if TYPE_CHECKING:  # the parser is built on every command's path, joined ones included
+    from hybrid_memory.settings import Settings
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

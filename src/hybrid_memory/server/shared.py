@@ -11,7 +11,7 @@ sampling and logging stay its own, exactly as with a server of its own. A connec
 whose first line is a command call (:mod:`hybrid_memory.commands.wire`) is instead a
 ``hybrid-memory stats``/``export``/... run on the host's open stores. An HTTP server
 hosts the same socket (:func:`serve_socket`), so stdio servers and commands join it too.
-A stdio host also serves the read-only memory viewer on ``view.sock``
+Every host also serves the read-only memory viewer on ``view.sock``
 (:mod:`hybrid_memory.viewer.hosted`), which ``hybrid-memory view`` puts on loopback.
 
 When the host exits (its own client left, or it was killed) every relay sees its
@@ -239,12 +239,8 @@ async def _host(
     """
     lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
     try:
-        async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as tg:
-            running = getattr(server, "running", None)
-            if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
-                tg.start_soon(_serve_viewer, data_dir, running)
+        async with lowlevel.lifespan(lowlevel) as state:
             await serve_socket(server, state, data_dir, idle_exit_s=idle_exit_s, task_status=task_status)
-            tg.cancel_scope.cancel()
     finally:
         os.close(lock_fd)
 
@@ -279,6 +275,9 @@ async def serve_socket(
     logger.debug("hosting the memory store for every server and command on %s", socket_path)
     task_status.started()
     async with listener, anyio.create_task_group() as tg:
+        running = getattr(server, "running", None)
+        if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
+            tg.start_soon(_serve_viewer, data_dir, running)
         idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
 
         async def session(stream: anyio.abc.SocketStream) -> None:
