@@ -1,0 +1,181 @@
+"""Secrets recognised by the name they are given: ``password=``, ``"api_key": "..."``, ``--token X``, XML.
+
+The name and its separator stay, the value goes. A quoted value or a tight
+``name=value`` is taken as meant; a spaced ``name: value`` only when the value looks
+random or is all that is left of its line (a YAML or ``.env`` line), so prose such as
+"the password: it is in the vault" and code such as ``token = next_token()`` stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from hybrid_memory.service.redaction.prose import plausible_password
+from hybrid_memory.service.redaction.values import (
+    is_code,
+    is_path,
+    is_placeholder,
+    looks_generated,
+    looks_random,
+    unquote,
+)
+
+Mark = Callable[[str], str]
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SECRET_WORDS = frozenset(
+    {"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "credential", "credentials"}
+)
+_KEY_WORDS = frozenset({"key", "apikey", "accountkey", "sig", "signature", "dsn", "auth", "pat"})
+"""A name ending in these needs a random-looking value: "primary key: id" is not a secret."""
+_LONE_KEYS = frozenset({"apikey", "accountkey", "sig", "auth"})
+_VALUE = r"""(?P<value>"[^"\n]{1,500}"|'[^'\n]{1,500}'|`[^`\n]{1,500}`|[^\s'"`,;&<>(){}\[\]]{1,500})"""
+_ASSIGNMENT = re.compile(
+    rf"""(?x)
+    (?<![\w.\-])(?P<name>["']?[A-Za-z_][\w.\-]{{0,62}}["']?)
+    (?P<sep>[ \t]*(?::=|=>|[:=])[ \t]*)
+    {_VALUE}
+    (?P<rest>[ \t]*(?:\#.*)?$)?
+    """,
+    re.MULTILINE,
+)
+_FLAG = re.compile(rf"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{{1,40}})(?P<sep>=|[ \t]+){_VALUE}")
+_XML = re.compile(r"<(?P<name>[A-Za-z][\w.:-]{0,40})>(?P<value>[^<\n]{1,500})</(?P=name)>")
+_XML_PAIR = re.compile(
+    r"""key=(?P<q>["'])(?P<name>[\w.:-]{1,60})(?P=q)\s+value=(?P<value>"[^"\n]*"|'[^'\n]*')"""
+)
+_COMMANDS = (
+    # docker / podman / helm / skopeo ... ``login -p``: the registry password or token.
+    re.compile(
+        r"\blogin\b[^\n|;&]*?(?<!\S)(?:-p|--password)(?:=|[ \t]+)(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
+    ),
+    # mysql -pSECRET (the password joined to its flag, as mysql wants it).
+    re.compile(
+        r"\b(?:mysql|mysqldump|mysqladmin|mariadb(?:-dump)?)\b[^\n|;&]*?(?<!\S)-p(?P<value>[^\s'\"]+)"
+    ),
+    re.compile(r"\bsshpass\s+-p[ \t]*(?P<value>\"[^\"\n]+\"|'[^'\n]+'|\S+)"),
+    re.compile(r"\bredis-cli\b[^\n|;&]*?(?<!\S)-a[ \t]+(?P<value>\S+)"),
+    # curl -u user:password, wget --user=... : the part after the colon.
+    re.compile(
+        r"\b(?:curl|http|https|wget)\b[^\n|;&]*?(?<!\S)(?:-u|--user|--proxy-user)[ \t=]+"
+        r"['\"]?[^\s:'\"]+:(?P<value>[^\s'\"@]+)"
+    ),
+    # .netrc: machine HOST login USER password SECRET
+    re.compile(r"(?m)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+(?P<value>\S+)"),
+)
+
+
+def name_kind(name: str) -> str | None:
+    """``strong`` for a secret-named key, ``key`` for a key-named one, None for any other name."""
+    words = [w.lower() for w in re.split(r"[_.\-]+", _CAMEL.sub("_", name.strip("\"'-"))) if w]
+    if not words:
+        return None
+    last = words[-1]
+    if {"public", "publishable"} & set(words):
+        return None
+    if last in _SECRET_WORDS and (last != "pass" or len(words) > 1):
+        return "strong"
+    if last in _KEY_WORDS and (len(words) > 1 or last in _LONE_KEYS):
+        return "key"
+    earlier = set(words[:-1])
+    if earlier & (_SECRET_WORDS | {"private"}) and last in {
+        "key",
+        "value",
+        "id",
+        "data",
+        "b64",
+        "base64",
+        "json",
+    }:
+        return "strong"  # private_key_id, secret_value, client-key-data, GOOGLE_CREDENTIALS_BASE64
+    if len(words) > 1 and words[-2] in {"api", "access"} and last in {"key", "value", "id"}:
+        return "strong"
+    return None
+
+
+def is_secret_value(kind: str, name: str, sep: str, value: str, *, whole_line: bool = False) -> bool:
+    """Whether ``value``, given to a ``kind`` name with ``sep``, is a secret rather than code or prose."""
+    bare, quoted = unquote(value)
+    if is_placeholder(bare) or (bare.isdigit() and len(bare) < 10):
+        return False
+    if not quoted and is_code(bare):
+        return False  # `token = next_token()`, `password = settings.password`, `secret=new_secret`
+    if is_path(bare):
+        return False  # PWD=/home/ada, ssh_key: ~/.ssh/id_ed25519: where a secret lives, not the secret
+    if kind == "key":
+        return looks_generated(bare)
+    if quoted or sep.strip() in {"=", ":=", "=>"} or whole_line:
+        return len(bare) >= 4
+    return looks_random(bare)
+
+
+def redact_assignments(text: str, mark: Mark) -> str:
+    """Every secret-named assignment, flag, XML element and command-line password redacted."""
+    text = _scan(text, mark)
+    text = _FLAG.sub(lambda m: _flag(m, mark), text)
+    text = _XML.sub(lambda m: _named(m, mark), text)
+    text = _XML_PAIR.sub(lambda m: _named(m, mark), text)
+    for command in _COMMANDS:
+        text = command.sub(lambda m: _value(m, mark), text)
+    return text
+
+
+def _scan(text: str, mark: Mark) -> str:
+    """``name = value`` pairs, left to right.
+
+    Not ``re.sub``: a match that is not a secret (``note: TOKEN=...``) must not swallow
+    the assignment inside its value, so the scan resumes right after the name.
+    """
+    out: list[str] = []
+    pos = 0
+    while (match := _ASSIGNMENT.search(text, pos)) is not None:
+        name, sep, value = match.group("name"), match.group("sep"), match.group("value")
+        kind = name_kind(name)
+        whole_line = match.group("rest") is not None and _starts_line(text, match.start())
+        if kind is not None and is_secret_value(kind, name, sep, value, whole_line=whole_line):
+            out.append(text[pos : match.start("value")] + mark("secret"))
+            pos = match.end("value")
+        else:
+            out.append(text[pos : match.end("name")])
+            pos = match.end("name")
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _starts_line(text: str, start: int) -> bool:
+    """Whether only indentation or a YAML list dash stands before ``start`` on its line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[line_start:start].strip(" \t-") in {"", "export"}
+
+
+def _named(match: re.Match[str], mark: Mark) -> str:
+    name = match.group("name")
+    kind = name_kind(name)
+    # A flag's or an element's value is as meant as a tight ``name=value``'s.
+    if kind is None or not is_secret_value(kind, name, "=", match.group("value")):
+        return match.group(0)
+    start, end = match.start("value") - match.start(), match.end("value") - match.start()
+    return match.group(0)[:start] + mark("secret") + match.group(0)[end:]
+
+
+def _flag(match: re.Match[str], mark: Mark) -> str:
+    """``--password=X`` is as meant as ``password=X``; ``--password X`` unless X is a word of prose."""
+    if match.group("sep") != "=" and not plausible_password(
+        match.group("value"), match.string[match.end() :][:40], strict=False
+    ):
+        return match.group(0)
+    return _named(match, mark)
+
+
+def _value(match: re.Match[str], mark: Mark) -> str:
+    bare, _ = unquote(match.group("value"))
+    following = match.string[match.end() :][:40]
+    if (
+        bare.isdigit()
+        or bare.startswith("-")
+        or not plausible_password(match.group("value"), following, strict=False)
+    ):
+        return match.group(0)
+    start, end = match.start("value") - match.start(), match.end("value") - match.start()
+    return match.group(0)[:start] + mark("password") + match.group(0)[end:]

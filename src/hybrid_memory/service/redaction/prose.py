@@ -1,0 +1,241 @@
+"""Passwords written in a sentence: "my password is hunter2", "use Tr0ub4dor&3 as the password".
+
+The word before the value says it is a password; the value decides whether there is
+one. A quoted value, or one with digits, symbols or inner capitals, is taken; a plain
+word only when it ends its clause ("the garage password is tangerine.") and is not
+one of the words prose puts there ("the password is wrong", "is stored in the vault",
+"is case sensitive"). A key or token named in prose is taken only when it looks generated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from hybrid_memory.service.redaction.values import is_code, is_placeholder, looks_random, unquote
+
+Mark = Callable[[str], str]
+
+_PASSWORD = (
+    r"(?:pass(?:word|wd|phrase|code)|pw|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|"
+    r"wachtwoord|l[öo]senord|salasana|has[łl]o|parola|пароль)"
+)
+_VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]{1,200})"
+_OF = r"(?:[ \t]+(?:for|of|to|on|at|f[üu]r|pour|de|para|per|voor|для)(?:[ \t]+[^\s.,;:!?=]+){1,4}?)?"
+"""The thing a password is for: "the password for the prod db is ..."."""
+_IS = (
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was|will[ \t]+be|would[ \t]+be|should[ \t]+be|ist|lautet|war|est|"
+    r"était|es|era|é|è)(?:[ \t]*:)?[ \t]+)"
+    r"(?:(?:now|still|just|simply|actually|currently|jetzt|maintenant|ahora)[ \t]+)?"
+)
+_DETERMINERS = r"(?:(?:the|my|our|your|his|her|its|their|a|an|new|this)\s+)*"
+_SENTENCES = (
+    # "my password is hunter2", "the password for root: X", "Passwort ist X", "pw = X"
+    (re.compile(rf"(?i)\b{_PASSWORD}(?:'s)?{_OF}{_IS}{_VALUE}"), False),
+    # "set the root password to X", "changed my password to X"
+    (
+        re.compile(
+            rf"(?i)\b(?:set|sets|change[ds]?|reset|resets|update[ds]?|rotated?)\s+{_DETERMINERS}"
+            rf"(?:[^\s.,;:!?]+\s+){{0,2}}?{_PASSWORD}\s+(?:to|as)\s+{_VALUE}"
+        ),
+        False,
+    ),
+    # "use Tr0ub4dor&3 as the password", "with hunter2 as password"
+    (
+        re.compile(
+            rf"(?i)\b(?:use|used|using|try|tried|with|take)\s+{_VALUE}\s+as\s+{_DETERMINERS}"
+            rf"(?:[^\s.,;:!?]+\s+){{0,2}}?{_PASSWORD}(?=\s*(?:[.,;:!?)]|$)|\s+(?:for|on|to|and|but|here|now)\b)"
+        ),
+        True,
+    ),
+    # "log in as admin with password hunter2!", "user admin, password Tr0ub4dor&3"
+    (re.compile(rf"(?i)(?:\b(?:and|with)|,)\s+(?:(?:the|a)\s+)?{_PASSWORD}\s+{_VALUE}"), True),
+    # "creds: admin/hunter2", "credentials are root:toor"
+    (
+        re.compile(r"(?i)\bcred(?:s|entials)?\s*(?:[:=]|\s+(?:are|is))\s+[^\s/:]+[/:](?P<value>[^\s,;]{3,})"),
+        True,
+    ),
+)
+_KEY_SENTENCE = re.compile(
+    rf"(?i)\b(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|(?:auth|access|bot|api|refresh)[ _-]?token|"
+    rf"token|secret|client[ _-]?secret|app[ _-]?secret|license[ _-]?key){_OF}(?:{_IS}|[ \t]+){_VALUE}"
+)
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "in",
+        "on",
+        "at",
+        "of",
+        "to",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "your",
+        "my",
+        "our",
+        "his",
+        "her",
+        "their",
+        "not",
+        "no",
+        "never",
+        "always",
+        "also",
+        "only",
+        "still",
+        "just",
+        "now",
+        "set",
+        "stored",
+        "saved",
+        "kept",
+        "required",
+        "wrong",
+        "incorrect",
+        "invalid",
+        "valid",
+        "correct",
+        "right",
+        "too",
+        "very",
+        "case",
+        "same",
+        "different",
+        "missing",
+        "expired",
+        "empty",
+        "blank",
+        "optional",
+        "mandatory",
+        "weak",
+        "strong",
+        "long",
+        "short",
+        "secure",
+        "insecure",
+        "ok",
+        "okay",
+        "fine",
+        "good",
+        "bad",
+        "there",
+        "here",
+        "given",
+        "provided",
+        "sent",
+        "shown",
+        "used",
+        "needed",
+        "known",
+        "plain",
+        "plaintext",
+        "cleartext",
+        "simple",
+        "easy",
+        "hard",
+        "something",
+        "anything",
+        "nothing",
+        "everything",
+        "sensitive",
+        "insensitive",
+        "secret",
+        "private",
+        "public",
+        "unique",
+        "enough",
+        "protected",
+        "being",
+        "one",
+        "part",
+        "based",
+        "how",
+        "where",
+        "when",
+        "why",
+        "who",
+        "whatever",
+        "available",
+        "unavailable",
+        "falsch",
+        "richtig",
+        "leer",
+        "erforderlich",
+        "ungültig",
+        "requis",
+        "vide",
+        "invalide",
+        "incorrecta",
+        "requerida",
+        "vacía",
+        "inválida",
+        "inválido",
+        "errada",
+        "vazio",
+        "obrigatória",
+        "sbagliata",
+        "vuota",
+        "fout",
+        "leeg",
+        "verplicht",
+    ]
+)
+_CLAUSE_END = re.compile(r"[.,;:!?)\]\"']*(?:\s*$|\s*\n|[.,;:!?)\]]|\s+(?:and|but|so|then|or|—|-)\s)")
+_TRAILING = ".,;:?)]\"'"
+
+
+def plausible_password(value: str, following: str, *, strict: bool) -> bool:
+    """Whether ``value`` after a password word is one; ``strict``: a plain word never is."""
+    bare, quoted = unquote(value)
+    if quoted:
+        return len(bare) >= 3 and not is_placeholder(bare)
+    bare = bare.rstrip(_TRAILING)
+    if len(bare) < 4 or is_placeholder(bare) or bare.lower() in _STOP:
+        return False
+    if bare.startswith(("http://", "https://", "/", "~", "%", "{", "<", "@")) or (
+        is_code(bare) and re.search(r"[.(\[_]", bare)
+    ):
+        return False
+    if re.fullmatch(r"[A-Za-z]+(?:-[a-z]+)*|[A-Z][a-z]+", bare):  # a plain word, or words joined by hyphens
+        if strict or bare.lower().endswith(("ed", "ing", "ly")):
+            return False
+        return _CLAUSE_END.match(following) is not None
+    return True
+
+
+def redact_prose(text: str, mark: Mark) -> str:
+    """Every password a sentence gives, and every generated-looking key a sentence names, redacted."""
+    for pattern, strict in _SENTENCES:
+        text = pattern.sub(lambda m, s=strict: _password(m, mark, s), text)  # type: ignore[misc]
+    return _KEY_SENTENCE.sub(lambda m: _key(m, mark), text)
+
+
+def _replace(match: re.Match[str], mark: Mark, kind: str) -> str:
+    value = match.group("value")
+    _, quoted = unquote(value)
+    keep = len(value) - len(value.rstrip(_TRAILING)) if not quoted else 0
+    start, end = match.start("value") - match.start(), match.end("value") - match.start() - keep
+    return match.group(0)[:start] + mark(kind) + match.group(0)[end:]
+
+
+def _password(match: re.Match[str], mark: Mark, strict: bool) -> str:
+    following = match.string[match.end("value") :][:40]
+    if not plausible_password(match.group("value"), following, strict=strict):
+        return match.group(0)
+    return _replace(match, mark, "password")
+
+
+def _key(match: re.Match[str], mark: Mark) -> str:
+    bare, quoted = unquote(match.group("value"))
+    bare = bare if quoted else bare.rstrip(_TRAILING)
+    if is_placeholder(bare) or not looks_random(bare) or len(bare) < 12 or not re.search(r"[0-9]", bare):
+        return match.group(0)
+    return _replace(match, mark, "secret")

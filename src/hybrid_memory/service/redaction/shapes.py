@@ -1,0 +1,161 @@
+"""Secrets recognised by their shape alone, wherever they appear: keys with a published prefix or form.
+
+Each pattern follows the format its issuer documents (a fixed prefix, an alphabet, a
+length), so a pasted key is caught with no label around it, and nothing that merely
+resembles one (a git SHA, a UUID, a lockfile hash) is: none of these patterns matches
+bare hex or bare base64. All patterns are joined into one alternation, so a text is
+scanned once however many kinds there are.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+
+_B = r"(?<![A-Za-z0-9_\-])"  # a token starts at a word edge (hyphens and underscores join words here)
+_E = r"(?![A-Za-z0-9_\-])"
+
+TOKEN_KINDS: tuple[tuple[str, str], ...] = (
+    # Signed tokens.
+    ("jwt", rf"{_B}eyJ[A-Za-z0-9_-]{{5,}}\.eyJ[A-Za-z0-9_-]{{5,}}\.[A-Za-z0-9_-]{{5,}}"),
+    ("mapbox_token", rf"{_B}sk\.eyJ[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]{{10,}}"),
+    # Model providers: OpenAI / Anthropic / DeepSeek ``sk-...``, OpenRouter, Groq, Replicate, ...
+    ("api_key", rf"{_B}sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{{16,}}"),
+    ("api_key", rf"{_B}(?:gsk_|r8_|pplx-|xai-|api_org_)[A-Za-z0-9_-]{{20,}}"),
+    ("huggingface_token", rf"{_B}hf_[A-Za-z0-9]{{30,}}{_E}"),
+    # Code hosts and their registries.
+    ("github_token", rf"{_B}(?:gh[pousr]_[A-Za-z0-9]{{30,}}|github_pat_[A-Za-z0-9_]{{22,}}){_E}"),
+    ("gitlab_token", rf"{_B}gl(?:pat|dt|rt|ptt|cbt|soat|ft|imt|agent|oas|ffct|wt)-[A-Za-z0-9_.-]{{20,}}{_E}"),
+    ("gitlab_token", rf"{_B}GR1348941[A-Za-z0-9_-]{{20,}}{_E}"),
+    ("bitbucket_token", rf"{_B}ATBB[A-Za-z0-9_=.-]{{28,}}{_E}"),
+    ("atlassian_token", rf"{_B}(?:ATATT3|ATCTT3)[A-Za-z0-9_=.-]{{20,}}"),
+    # Package and container registries.
+    ("npm_token", rf"{_B}npm_[A-Za-z0-9]{{36}}{_E}"),
+    ("pypi_token", rf"{_B}pypi-AgE[A-Za-z0-9_-]{{50,}}"),
+    ("docker_token", rf"{_B}dckr_(?:pat|oat)_[A-Za-z0-9_-]{{20,}}{_E}"),
+    ("rubygems_token", rf"{_B}rubygems_[0-9a-f]{{48}}{_E}"),
+    ("nuget_key", rf"{_B}oy2[a-z0-9]{{43}}{_E}"),
+    ("crates_token", rf"{_B}cio[A-Za-z0-9]{{32}}{_E}"),
+    ("packagist_token", rf"{_B}packagist_[a-z]{{3}}_[a-f0-9]{{60,}}{_E}"),
+    ("clojars_token", rf"{_B}CLOJARS_[a-z0-9]{{60}}{_E}"),
+    ("jfrog_token", rf"{_B}(?:AKCp[A-Za-z0-9]{{60,}}|cmVmdGtuOjAxOj[A-Za-z0-9+/=]{{30,}})"),
+    ("terraform_token", rf"{_B}[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,}}"),
+    # Clouds. Azure's identifiable keys carry a signature (``+ASt`` storage, ``+ACR`` registry, ...).
+    ("aws_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ("aws_session_token", rf"{_B}(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9/+=]{{60,}}"),
+    (
+        "azure_key",
+        r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{30,90}(?:\+ASt|\+ACR|AzFu|\+ASb|\+AEh|ACDb|AzSe|APIM|AIoT|\+AMC)"
+        r"[A-Za-z0-9+/]{4,10}={0,2}",
+    ),
+    ("azure_token", rf"{_B}[A-Za-z0-9]{{40,80}}AZDO[A-Za-z0-9]{{4}}{_E}"),
+    ("azure_client_secret", rf"{_B}[A-Za-z0-9_~.-]{{3}}[78]Q~[A-Za-z0-9_~.-]{{31,34}}{_E}"),
+    ("api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("google_secret", rf"{_B}GOCSPX-[A-Za-z0-9_-]{{20,}}"),
+    ("google_token", rf"{_B}(?:ya29\.[A-Za-z0-9_-]{{20,}}|1//0[A-Za-z0-9_-]{{30,}})"),
+    ("google_hmac_key", rf"{_B}GOOG1[A-Z0-9]{{50,}}{_E}"),
+    ("alibaba_key", rf"{_B}LTAI[A-Za-z0-9]{{12,24}}{_E}"),
+    ("tencent_key", rf"{_B}AKID[A-Za-z0-9]{{13,40}}{_E}"),
+    ("digitalocean_token", rf"{_B}do[por]_v1_[a-f0-9]{{64}}{_E}"),
+    ("heroku_token", rf"{_B}HRKU-[A-Za-z0-9_-]{{40,}}"),
+    ("flyio_token", rf"{_B}(?:fo1_[A-Za-z0-9_-]{{39,}}|FlyV1 fm[12][a-z]?_[A-Za-z0-9+/=_,-]{{30,}})"),
+    ("cloudflare_key", rf"{_B}v1\.0-[a-f0-9]{{24}}-[a-f0-9]{{120,}}"),
+    ("vault_token", rf"{_B}hv[sbr]\.[A-Za-z0-9_-]{{24,}}"),
+    ("doppler_token", rf"{_B}dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{{1,30}}\.)?[A-Za-z0-9]{{40,}}"),
+    ("onepassword_token", rf"{_B}ops_eyJ[A-Za-z0-9+/=_-]{{50,}}"),
+    ("pulumi_token", rf"{_B}pul-[a-f0-9]{{40}}{_E}"),
+    ("supabase_token", rf"{_B}sb[pv]_[a-f0-9]{{40}}{_E}"),
+    ("planetscale_token", rf"{_B}pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{{32,}}"),
+    ("api_key", rf"{_B}(?:dapi[a-f0-9]{{32}}|lin_api_[A-Za-z0-9]{{30,}}|PMAK-[A-Za-z0-9-]{{30,}}){_E}"),
+    ("grafana_token", rf"{_B}(?:glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}|glc_[A-Za-z0-9+/=_-]{{30,}})"),
+    ("sentry_token", rf"{_B}sntry[su]_[A-Za-z0-9+/=_-]{{40,}}"),
+    ("newrelic_key", rf"{_B}NR(?:AK|II|JS|RA)-[A-Za-z0-9]{{20,}}{_E}"),
+    ("netlify_token", rf"{_B}nfp_[A-Za-z0-9]{{36}}{_E}"),
+    ("age_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    # Chat and bots.
+    ("slack_token", rf"{_B}(?:xox[abposre]|xapp|xoxe\.xox[bp]|xoxe)-[A-Za-z0-9-]{{10,}}"),
+    ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}"),
+    ("discord_webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"),
+    ("teams_webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[\w@/-]{40,}"),
+    ("discord_token", rf"{_B}[MNO][A-Za-z0-9_-]{{23,27}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,40}}{_E}"),
+    (
+        "telegram_token",
+        rf"(?:(?<=bot)|{_B})[0-9]{{8,10}}:(?:AA[A-Za-z0-9_-]{{30,34}}|[A-Za-z0-9_-]{{35}}){_E}",
+    ),
+    ("twitch_token", rf"{_B}oauth:[a-z0-9]{{30}}{_E}"),
+    ("meta_token", rf"{_B}EAA[A-Za-z0-9]{{90,}}{_E}"),
+    ("twitter_token", rf"{_B}A{{20,22}}[A-Za-z0-9%]{{30,}}"),
+    ("matrix_token", rf"{_B}syt_[A-Za-z0-9_]{{4,}}_[A-Za-z0-9]{{20}}_[A-Za-z0-9]{{6}}{_E}"),
+    # Payments and mail.
+    ("stripe_key", rf"{_B}(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{{16,}}{_E}"),
+    ("stripe_key", rf"{_B}whsec_[A-Za-z0-9]{{24,}}{_E}"),
+    ("square_token", rf"{_B}(?:sq0atp-|sq0csp-|EAAA)[A-Za-z0-9_-]{{22,}}"),
+    ("braintree_token", r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+    ("shopify_token", rf"{_B}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{{32}}{_E}"),
+    ("sendgrid_key", rf"{_B}SG\.[A-Za-z0-9_-]{{16,32}}\.[A-Za-z0-9_-]{{16,64}}{_E}"),
+    ("mailchimp_key", rf"{_B}[0-9a-f]{{32}}-us[0-9]{{1,2}}{_E}"),
+    ("mailgun_key", rf"{_B}key-[0-9a-f]{{32}}{_E}"),
+    ("twilio_key", rf"{_B}SK[0-9a-fA-F]{{32}}{_E}"),
+    # Workspaces.
+    ("notion_token", rf"{_B}(?:secret_[A-Za-z0-9]{{43}}|ntn_[0-9]{{11}}[A-Za-z0-9]{{35}}){_E}"),
+    ("airtable_token", rf"{_B}pat[A-Za-z0-9]{{14}}\.[a-f0-9]{{64}}{_E}"),
+    ("figma_token", rf"{_B}figd_[A-Za-z0-9_-]{{30,}}"),
+    ("contentful_token", rf"{_B}CFPAT-[A-Za-z0-9_-]{{40,}}"),
+    ("dropbox_token", rf"{_B}sl\.[A-Za-z0-9_-]{{120,}}"),
+)
+
+_TOKENS = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(TOKEN_KINDS)))
+
+_PEM = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+_PUTTY = re.compile(r"Private-Lines:\s*\d+\s*\n(?:[A-Za-z0-9+/=]+\s*\n?)+(?:Private-MAC:\s*[0-9a-fA-F]+)?")
+_BASE64_FILE = re.compile(rf"{_B}(?:e[wy]|LS0tLS1CRUdJTi)[A-Za-z0-9+/_-]{{60,}}={{0,2}}")
+"""Base64 of a JSON object (``{`` encodes as ``ey``, or ``ew`` before a newline) or of a PEM block."""
+_CREDENTIAL_FIELDS = re.compile(
+    r'"(?:private_key|client_secret|refresh_token|password|secret_access_key|datakey|auths|token)"'
+    r"|PRIVATE KEY-----"
+)
+_CARD = re.compile(r"(?<![\d.-])(?:\d[ -]?){12,18}\d(?![\d.-])")
+_CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[068]|35|6011|65|64[4-9]|62")
+
+Mark = Callable[[str], str]
+
+
+def redact_shapes(text: str, mark: Mark) -> str:
+    """``text`` with every private key, provider token, encoded credentials file and card number marked."""
+    text = _PEM.sub(lambda _: mark("private_key"), text)
+    text = _PUTTY.sub(lambda _: mark("private_key"), text)
+    text = _TOKENS.sub(lambda m: mark(TOKEN_KINDS[int(str(m.lastgroup)[1:])][0]), text)
+    text = _BASE64_FILE.sub(lambda m: _encoded_credentials(m, mark), text)
+    return _CARD.sub(lambda m: _card(m, mark), text)
+
+
+def _encoded_credentials(match: re.Match[str], mark: Mark) -> str:
+    """A service-account key, registry login, private key or other credentials file pasted as base64."""
+    raw = match.group(0)
+    try:
+        decoded = base64.b64decode(raw.replace("-", "+").replace("_", "/") + "=" * (-len(raw) % 4))
+    except (binascii.Error, ValueError):
+        return raw
+    if _CREDENTIAL_FIELDS.search(decoded.decode("utf-8", "replace")):
+        return mark("credentials")
+    return raw
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+def _card(match: re.Match[str], mark: Mark) -> str:
+    digits = re.sub(r"[ -]", "", match.group(0))
+    if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn(digits) and len(set(digits)) > 1:
+        return mark("card_number")
+    return match.group(0)

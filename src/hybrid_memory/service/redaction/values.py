@@ -1,0 +1,76 @@
+"""What a secret's value looks like, shared by the nets: random enough, not a placeholder, not code."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+MARK = "[REDACTED:{kind}]"
+
+PLACEHOLDER = re.compile(
+    r"(?ix)^(?: |\*+|x{3,}|\.{3,}|<[^>]*>|\$.*|\{\{.*\}\}|\{[\w.]*\}|%\(?\w*\)?s|\[redacted.*|"
+    r"none|null|nil|true|false|undefined|empty|required|optional|string|str|your[\w-]*|changeme|example|"
+    r"redacted|hidden|secret|password|token|placeholder|dummy|sample|todo|tbd|n/?a)$"
+)
+"""A value that stands for a secret without being one: ``${DB_PASSWORD}``, ``<your-key>``, ``***``."""
+
+CODE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(.*|\[.*)?$")
+"""An identifier, a dotted name, a call or a subscript: code that names a secret, not the secret."""
+
+
+class Marker:
+    """Replaces a secret by ``[REDACTED:<kind>]`` and counts the replacements."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, kind: str) -> str:
+        self.count += 1
+        return MARK.format(kind=kind)
+
+
+def entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def looks_random(value: str) -> bool:
+    """Long enough, of mixed characters, and with the spread of a generated secret."""
+    if len(value) < 8 or " " in value:
+        return False
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    return classes >= 2 and entropy(value) >= 2.8
+
+
+def looks_generated(value: str) -> bool:
+    """Random enough to be a machine-made key: long, with letters and digits, and a wide spread."""
+    return (
+        len(value) >= 16
+        and " " not in value
+        and bool(re.search(r"[0-9]", value))
+        and bool(re.search(r"[A-Za-z]", value))
+        and entropy(value) >= 3.2
+    )
+
+
+def is_path(value: str) -> bool:
+    return value.startswith(("/", "~/", "./", "../")) or bool(re.match(r"[A-Za-z]:\\", value))
+
+
+def is_code(value: str) -> bool:
+    """An identifier, attribute or call (``settings.password``, ``next_token()``), not a generated value."""
+    if not CODE.match(value) or any(looks_generated(part) for part in re.split(r"[.(\[]", value)):
+        return False
+    return not re.search(r"[0-9]", value) or bool(re.search(r"[.(\[]", value))
+
+
+def unquote(value: str) -> tuple[str, bool]:
+    """``value`` without its quotes, and whether it had them."""
+    if len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0]:
+        return value[1:-1], True
+    return value, False
+
+
+def is_placeholder(value: str) -> bool:
+    return not value.strip() or bool(PLACEHOLDER.match(value.strip())) or value.startswith("[REDACTED")
