@@ -25,7 +25,7 @@ CASES: list[tuple[str, str]] = [
     ("postgres://app:pa55word@db:5432/x", "postgres://app:[REDACTED:password]@db:5432/x"),
     ("card 4111 1111 1111 1111 ok", "card [REDACTED:card_number] ok"),
     ("a=1;AccountKey=Zm9vYmFy/YmF6cXV4MTIz==;x=1", "a=1;AccountKey=[REDACTED:secret];x=1"),
-    ("The password for the garage door is tangerine.", "The password for the garage door is [REDACTED:password]."),
+    ("The garage door password is tangerine.", "The garage door password is [REDACTED:password]."),
     ("my password is hunter2", "my password is [REDACTED:password]"),
     ("docker login -u ada -p Sup3rS3cret quay.io", "docker login -u ada -p [REDACTED:password] quay.io"),
     ("<password>s3cr3tPassw0rd</password>", "<password>[REDACTED:secret]</password>"),
