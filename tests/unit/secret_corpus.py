@@ -420,5 +420,103 @@ SECRETS: list[tuple[str, str, str]] = [
         ("prose", "le mot de passe est {secret}", "Soleil#42"),
         ("prose", "la contraseña es {secret}", "Verano2024$"),
         ("prose", "my api key is {secret}, please keep it private", body(32, HEX)),
+        # --- the same kinds, pasted another way ---
+        ("npm config set", "npm config set //registry.npmjs.org/:_authToken {secret}", uuid4()),
+        ("npm env", "NODE_AUTH_TOKEN={secret} npm publish", "npm_" + body(36)),
+        ("npm _password", "//npm.acme.dev/:_password={secret}", b64(body(12))),
+        ("poetry", "poetry config pypi-token.pypi {secret}", "pypi-AgEIcHlwaS5vcmc" + body(80, URLSAFE)),
+        ("uv", "UV_PUBLISH_TOKEN={secret} uv publish", "pypi-AgEIcHlwaS5vcmc" + body(80, URLSAFE)),
+        ("pip url", "pip install -i https://ada:{secret}@pypi.acme.dev/simple acme-lib", body(18)),
+        ("gem", "GEM_HOST_API_KEY: {secret}", "rubygems_" + body(48, HEX)),
+        ("cargo publish", "cargo publish --token {secret}", "cio" + body(32)),
+        (
+            "nuget setapikey",
+            "nuget setapikey {secret} -source https://api.nuget.org/v3/index.json",
+            "oy2" + body(43, LOWER_ALNUM),
+        ),
+        ("podman", "podman login quay.io --username acme+bot --password {secret}", body(64, UPPER_ALNUM)),
+        ("skopeo", "skopeo copy --dest-creds acme+bot:{secret} docker://a docker://b", body(64, UPPER_ALNUM)),
+        (
+            "kubectl regcred",
+            "kubectl create secret docker-registry regcred --docker-server=ghcr.io --docker-username=ada "
+            "--docker-password={secret}",
+            body(24),
+        ),
+        (
+            "dockerconfigjson",
+            "  .dockerconfigjson: {secret}",
+            b64(json.dumps({"auths": {"ghcr.io": {"auth": b64("ada:" + body(20))}}})),
+        ),
+        ("docker -p harbor", "docker login -u 'robot$acme+ci' -p '{secret}' harbor.acme.dev", body(32)),
+        (
+            "acr az output",
+            '"passwords": [\n  {{\n    "name": "password",\n    "value": "{secret}"\n  }}',
+            body(32, B64),
+        ),
+        ("k8s env", "env:\n  - name: REGISTRY_PASSWORD\n    value: {secret}", body(20)),
+        ("crane", "crane auth login registry.acme.dev -u ada -p {secret}", body(22)),
+        ("telebot", 'bot = telebot.TeleBot("{secret}")', body(10, string.digits) + ":AA" + body(33, URLSAFE)),
+        ("telegram docs", "token: {secret}", body(6, string.digits) + ":" + body(35, URLSAFE)),
+        (
+            "telegram sentence",
+            "here's the bot token {secret} from BotFather",
+            body(10, string.digits) + ":AA" + body(33, URLSAFE),
+        ),
+        (
+            "discord env",
+            "DISCORD_TOKEN={secret}",
+            "OT" + body(24) + "." + body(6, URLSAFE) + "." + body(27, URLSAFE),
+        ),
+        (
+            "discord sentence",
+            "my discord bot token: {secret}",
+            "MTE" + body(23) + "." + body(6, URLSAFE) + "." + body(38, URLSAFE),
+        ),
+        ("slack signing", "SLACK_SIGNING_SECRET={secret}", body(32, HEX)),
+        (
+            "slack sentence",
+            "the slack bot token is {secret}",
+            "xoxb-" + body(13, string.digits) + "-" + body(13, string.digits) + "-" + body(24),
+        ),
+        ("line secret", "LINE_CHANNEL_SECRET={secret}", body(32, HEX)),
+        (
+            "aws configure",
+            "$ aws configure\nAWS Access Key ID [None]: AKIA"
+            + body(16, UPPER_ALNUM)
+            + "\nAWS Secret Access Key [None]: {secret}\nDefault region name [None]: eu-west-1",
+            body(40, B64),
+        ),
+        (
+            "aws json",
+            '{{\n  "AccessKey": {{\n    "UserName": "ci",\n    "AccessKeyId": "AKIA'
+            + body(16, UPPER_ALNUM)
+            + '",\n    "SecretAccessKey": "{secret}"\n  }}\n}}',
+            body(40, B64),
+        ),
+        (
+            "az sp login",
+            "az login --service-principal -u " + uuid4() + " -p {secret} --tenant " + uuid4(),
+            body(3) + "8Q~" + body(34, URLSAFE),
+        ),
+        ("gcp sa sentence", "the service account key is {secret}", _SA_B64),
+        ("oci passphrase", "pass_phrase={secret}", body(16)),
+        (
+            "gcp private key only",
+            '"private_key": "-----BEGIN PRIVATE KEY-----\\n{secret}\\n-----END PRIVATE KEY-----\\n"',
+            body(64, B64),
+        ),
+        ("pw possessive", "my new password's {secret}", "Hunter2024"),
+        ("pw changed to", "the password was changed to {secret} yesterday", "Blue$ky77"),
+        ("pw use", "just use password {secret} for now", "Welcome1!"),
+        ("pw for email", "Password for ada@acme.dev: {secret}", "Tr0ub4dor&3"),
+        ("pw using as", "I'm using {secret} as my password for the vpn", "Autumn#2023"),
+        ("pw username", "username ada password {secret}", "ada12345"),
+        ("pw capital", "Password hunter3 doesn't work any more", "hunter3"),
+        ("pw german colon", "Kennwort: {secret}", "Geheim123"),
+        ("pw french", "Mot de passe : {secret}", "Bonjour2024"),
+        ("pw quoted", 'the password is "{secret}"', "correct horse battery"),
+        ("pw plain end", "The vpn password is {secret}", "marmalade"),
+        ("pw it's", "the wifi password? it's {secret}", "Kaffee2024"),
+        ("passphrase", "the passphrase for the key is {secret}", "purple-monkey-dishwasher-7"),
     ]
 ]

@@ -25,7 +25,18 @@ Mark = Callable[[str], str]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SECRET_WORDS = frozenset(
-    {"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "credential", "credentials"}
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "passphrase",
+        "secret",
+        "token",
+        "credential",
+        "credentials",
+        "creds",
+    }
 )
 _KEY_WORDS = frozenset({"key", "apikey", "accountkey", "sig", "signature", "dsn", "auth", "pat"})
 """A name ending in these needs a random-looking value: "primary key: id" is not a secret."""
@@ -61,9 +72,19 @@ _COMMANDS = (
         r"\b(?:curl|http|https|wget)\b[^\n|;&]*?(?<!\S)(?:-u|--user|--proxy-user)[ \t=]+"
         r"['\"]?[^\s:'\"]+:(?P<value>[^\s'\"@]+)"
     ),
-    # .netrc: machine HOST login USER password SECRET
-    re.compile(r"(?m)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+(?P<value>\S+)"),
+    # .netrc: machine HOST login USER password SECRET; "username ada password X"
+    re.compile(r"(?im)(?:\b(?:login|user(?:name)?)[ \t:]+\S+[ \t,/]+|^[ \t]*)password[ \t:]+(?P<value>\S+)"),
 )
+_CONFIG_SET = re.compile(
+    r"\bconfig(?:[ \t]+--?[\w-]+)*(?:[ \t]+set)?[ \t]+(?P<name>[^\s=]+)[ \t]+"
+    r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
+)
+"""``npm config set //registry/:_authToken X``, ``poetry config pypi-token.pypi X``."""
+_NAME_THEN_VALUE = re.compile(
+    r"""(?x)["']?name["']?[ \t]*:[ \t]*["']?(?P<name>[\w.-]{1,60})["']?[ \t]*(?:,\s*|\n[ \t]*(?:-[ \t]*)?)
+    ["']?value["']?[ \t]*:[ \t]*(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,}]+)"""
+)
+"""A Kubernetes env entry or a name/value JSON pair: ``- name: DB_PASSWORD`` then ``value: X``."""
 
 
 def name_kind(name: str) -> str | None:
@@ -74,6 +95,8 @@ def name_kind(name: str) -> str | None:
     last = words[-1]
     if {"public", "publishable"} & set(words):
         return None
+    if len(words) > 1 and "".join(words[-2:]) in _SECRET_WORDS:
+        return "strong"  # pass_phrase, pass_word
     if last in _SECRET_WORDS and (last != "pass" or len(words) > 1):
         return "strong"
     if last in _KEY_WORDS and (len(words) > 1 or last in _LONE_KEYS):
@@ -116,6 +139,8 @@ def redact_assignments(text: str, mark: Mark) -> str:
     text = _FLAG.sub(lambda m: _flag(m, mark), text)
     text = _XML.sub(lambda m: _named(m, mark), text)
     text = _XML_PAIR.sub(lambda m: _named(m, mark), text)
+    text = _NAME_THEN_VALUE.sub(lambda m: _named(m, mark), text)
+    text = _CONFIG_SET.sub(lambda m: _config(m, mark), text)
     for command in _COMMANDS:
         text = command.sub(lambda m: _value(m, mark), text)
     return text
@@ -155,8 +180,13 @@ def _named(match: re.Match[str], mark: Mark) -> str:
     # A flag's or an element's value is as meant as a tight ``name=value``'s.
     if kind is None or not is_secret_value(kind, name, "=", match.group("value")):
         return match.group(0)
+    return _swap(match, mark("secret"))
+
+
+def _swap(match: re.Match[str], marker: str) -> str:
+    """The match with its ``value`` group replaced by ``marker``."""
     start, end = match.start("value") - match.start(), match.end("value") - match.start()
-    return match.group(0)[:start] + mark("secret") + match.group(0)[end:]
+    return match.group(0)[:start] + marker + match.group(0)[end:]
 
 
 def _flag(match: re.Match[str], mark: Mark) -> str:
@@ -166,6 +196,16 @@ def _flag(match: re.Match[str], mark: Mark) -> str:
     ):
         return match.group(0)
     return _named(match, mark)
+
+
+def _config(match: re.Match[str], mark: Mark) -> str:
+    """A config command's value, when any word of the key it sets names a secret."""
+    words = {w.lower() for w in re.split(r"[^A-Za-z0-9]+", _CAMEL.sub("_", match.group("name"))) if w}
+    if not words & (_SECRET_WORDS | {"auth", "authtoken"}):
+        return match.group(0)
+    if not is_secret_value("strong", match.group("name"), "=", match.group("value")):
+        return match.group(0)
+    return _swap(match, mark("secret"))
 
 
 def _value(match: re.Match[str], mark: Mark) -> str:

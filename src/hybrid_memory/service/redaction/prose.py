@@ -21,22 +21,33 @@ _PASSWORD = (
     r"wachtwoord|l[öo]senord|salasana|has[łl]o|parola|пароль)"
 )
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]{1,200})"
-_OF = r"(?:[ \t]+(?:for|of|to|on|at|f[üu]r|pour|de|para|per|voor|для)(?:[ \t]+[^\s.,;:!?=]+){1,4}?)?"
+_OF = (
+    r"(?:[ \t]+(?:for|of|to|on|at|f[üu]r|pour|de|para|per|voor|для)(?:[ \t]+[^\s,;:!?=]*[^\s.,;:!?=]){1,4}?)?"
+)
 """The thing a password is for: "the password for the prod db is ..."."""
 _IS = (
-    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was|will[ \t]+be|would[ \t]+be|should[ \t]+be|ist|lautet|war|est|"
-    r"était|es|era|é|è)(?:[ \t]*:)?[ \t]+)"
+    r"(?:[ \t]*[:=][ \t]*|['\u2019]s[ \t]+|\?[ \t]+it['\u2019]s[ \t]+|"
+    r"[ \t]+(?:is|was|will[ \t]+be|would[ \t]+be|should[ \t]+be|ist|lautet|war|est|était|es|era|é|è)"
+    r"(?:[ \t]*:)?[ \t]+)"
     r"(?:(?:now|still|just|simply|actually|currently|jetzt|maintenant|ahora)[ \t]+)?"
 )
 _DETERMINERS = r"(?:(?:the|my|our|your|his|her|its|their|a|an|new|this)\s+)*"
 _SENTENCES = (
     # "my password is hunter2", "the password for root: X", "Passwort ist X", "pw = X"
-    (re.compile(rf"(?i)\b{_PASSWORD}(?:'s)?{_OF}{_IS}{_VALUE}"), False),
+    (re.compile(rf"(?i)\b{_PASSWORD}{_OF}{_IS}{_VALUE}"), False),
     # "set the root password to X", "changed my password to X"
     (
         re.compile(
             rf"(?i)\b(?:set|sets|change[ds]?|reset|resets|update[ds]?|rotated?)\s+{_DETERMINERS}"
             rf"(?:[^\s.,;:!?]+\s+){{0,2}}?{_PASSWORD}\s+(?:to|as)\s+{_VALUE}"
+        ),
+        False,
+    ),
+    # "the password was changed to X", "password has been reset to X"
+    (
+        re.compile(
+            rf"(?i)\b{_PASSWORD}\s+(?:(?:was|is|has\s+been|got|is\s+now)\s+)?"
+            rf"(?:changed|set|reset|updated|rotated)\s+to\s+{_VALUE}"
         ),
         False,
     ),
@@ -49,7 +60,12 @@ _SENTENCES = (
         True,
     ),
     # "log in as admin with password hunter2!", "user admin, password Tr0ub4dor&3"
-    (re.compile(rf"(?i)(?:\b(?:and|with)|,)\s+(?:(?:the|a)\s+)?{_PASSWORD}\s+{_VALUE}"), True),
+    (
+        re.compile(
+            rf"(?i)(?:\b(?:and|with|use|try|enter|type)|,)\s+(?:(?:the|a|my|this)\s+)?{_PASSWORD}\s+{_VALUE}"
+        ),
+        True,
+    ),
     # "creds: admin/hunter2", "credentials are root:toor"
     (
         re.compile(r"(?i)\bcred(?:s|entials)?\s*(?:[:=]|\s+(?:are|is))\s+[^\s/:]+[/:](?P<value>[^\s,;]{3,})"),
@@ -58,135 +74,21 @@ _SENTENCES = (
 )
 _KEY_SENTENCE = re.compile(
     rf"(?i)\b(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|(?:auth|access|bot|api|refresh)[ _-]?token|"
-    rf"token|secret|client[ _-]?secret|app[ _-]?secret|license[ _-]?key){_OF}(?:{_IS}|[ \t]+){_VALUE}"
+    rf"token|secret|client[ _-]?secret|app[ _-]?secret|license[ _-]?key){_OF}(?:[ \t]*\[[^\]\n]{{0,20}}\])?"
+    rf"(?:{_IS}|[ \t]+){_VALUE}"
 )
 _STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "in",
-        "on",
-        "at",
-        "of",
-        "to",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "what",
-        "which",
-        "your",
-        "my",
-        "our",
-        "his",
-        "her",
-        "their",
-        "not",
-        "no",
-        "never",
-        "always",
-        "also",
-        "only",
-        "still",
-        "just",
-        "now",
-        "set",
-        "stored",
-        "saved",
-        "kept",
-        "required",
-        "wrong",
-        "incorrect",
-        "invalid",
-        "valid",
-        "correct",
-        "right",
-        "too",
-        "very",
-        "case",
-        "same",
-        "different",
-        "missing",
-        "expired",
-        "empty",
-        "blank",
-        "optional",
-        "mandatory",
-        "weak",
-        "strong",
-        "long",
-        "short",
-        "secure",
-        "insecure",
-        "ok",
-        "okay",
-        "fine",
-        "good",
-        "bad",
-        "there",
-        "here",
-        "given",
-        "provided",
-        "sent",
-        "shown",
-        "used",
-        "needed",
-        "known",
-        "plain",
-        "plaintext",
-        "cleartext",
-        "simple",
-        "easy",
-        "hard",
-        "something",
-        "anything",
-        "nothing",
-        "everything",
-        "sensitive",
-        "insensitive",
-        "secret",
-        "private",
-        "public",
-        "unique",
-        "enough",
-        "protected",
-        "being",
-        "one",
-        "part",
-        "based",
-        "how",
-        "where",
-        "when",
-        "why",
-        "who",
-        "whatever",
-        "available",
-        "unavailable",
-        "falsch",
-        "richtig",
-        "leer",
-        "erforderlich",
-        "ungültig",
-        "requis",
-        "vide",
-        "invalide",
-        "incorrecta",
-        "requerida",
-        "vacía",
-        "inválida",
-        "inválido",
-        "errada",
-        "vazio",
-        "obrigatória",
-        "sbagliata",
-        "vuota",
-        "fout",
-        "leeg",
-        "verplicht",
-    ]
+    """
+    the a an in on at of to it its this that these those what which your my our his her their not no
+    never always also only still just now set stored saved kept required wrong incorrect invalid valid
+    correct right too very case same different missing expired empty blank optional mandatory weak
+    strong long short secure insecure ok okay fine good bad there here given provided sent shown used
+    needed known plain plaintext cleartext simple easy hard something anything nothing everything
+    sensitive insensitive secret private public unique enough protected being one part based how where
+    when why who whatever available unavailable falsch richtig leer erforderlich ungültig requis vide
+    invalide incorrecta requerida vacía inválida inválido errada vazio obrigatória sbagliata vuota fout
+    leeg verplicht
+    """.split()  # noqa: SIM905 (a word list reads best as words)
 )
 _CLAUSE_END = re.compile(r"[.,;:!?)\]\"']*(?:\s*$|\s*\n|[.,;:!?)\]]|\s+(?:and|but|so|then|or|—|-)\s)")
 _TRAILING = ".,;:?)]\"'"
@@ -214,8 +116,28 @@ def plausible_password(value: str, following: str, *, strict: bool) -> bool:
 def redact_prose(text: str, mark: Mark) -> str:
     """Every password a sentence gives, and every generated-looking key a sentence names, redacted."""
     for pattern, strict in _SENTENCES:
-        text = pattern.sub(lambda m, s=strict: _password(m, mark, s), text)  # type: ignore[misc]
-    return _KEY_SENTENCE.sub(lambda m: _key(m, mark), text)
+        text = _resuming_sub(pattern, text, lambda m, s=strict: _password(m, mark, s))  # type: ignore[misc]
+    return _resuming_sub(_KEY_SENTENCE, text, lambda m: _key(m, mark))
+
+
+def _resuming_sub(pattern: re.Pattern[str], text: str, replace: Callable[[re.Match[str]], str]) -> str:
+    """``pattern.sub(replace, text)``, except that a match left as it was does not hide a later one.
+
+    In "AWS Secret Access Key [None]: X" the lead "Secret" fails on "Access"; ``re.sub``
+    would resume after "Access" and never see "Access Key [None]: X".
+    """
+    out: list[str] = []
+    pos = 0
+    while (match := pattern.search(text, pos)) is not None:
+        replaced = replace(match)
+        if replaced == match.group(0):
+            out.append(text[pos : match.start() + 1])
+            pos = match.start() + 1
+        else:
+            out.append(text[pos : match.start()] + replaced)
+            pos = match.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _replace(match: re.Match[str], mark: Mark, kind: str) -> str:

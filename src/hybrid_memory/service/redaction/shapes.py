@@ -106,7 +106,7 @@ TOKEN_KINDS: tuple[tuple[str, str], ...] = (
     ),
     (
         "telegram_token",
-        rf"(?:(?<=bot)|{_B})[0-9]{{8,10}}:(?:AA[A-Za-z0-9_-]{{30,34}}|[A-Za-z0-9_-]{{35}}){_E}",
+        rf"(?:(?<=bot)|{_B})[0-9]{{5,12}}:(?:AA[A-Za-z0-9_-]{{30,34}}|[A-Za-z0-9_-]{{35}}){_E}",
     ),
     ("twitch_token", rf"{_B}oauth:[a-z0-9]{{30}}{_E}"),
     ("meta_token", rf"{_B}EAA[A-Za-z0-9]{{90,}}{_E}"),
@@ -163,7 +163,7 @@ _NEEDLES = {
     "azure_key": r"\+AS[tb]|\+ACR|AzFu|\+AEh|ACDb|AzSe|APIM|AIoT|\+AMC",
     "azure_token": "AZDO",
     "azure_client_secret": "Q~",
-    "telegram_token": r"[0-9]{8,10}:",
+    "telegram_token": r"[0-9]{5,12}:",
     "mailchimp_key": "-us",
 }
 
