@@ -60,6 +60,14 @@ def _jwt(claims: str = '{"sub":"1234567890","name":"Ada"}', alg: str = "HS256") 
     return ".".join((part(f'{{"alg":"{alg}","typ":"JWT"}}'), part(claims), body(43, URLSAFE)))
 
 
+def _telegram(bot_id: str) -> str:
+    return bot_id + ":AA" + body(33, URLSAFE)
+
+
+def _discord(first: str, last: int = 38) -> str:
+    return first + body(26 - len(first)) + "." + body(6, URLSAFE) + "." + body(last, URLSAFE)
+
+
 def _pem_body() -> str:
     return "\n".join(body(64, B64) for _ in range(5))
 
@@ -178,21 +186,21 @@ SECRETS: list[tuple[str, str, str]] = [
         ),
         ("hex", "export HEX_API_KEY={secret}", body(32, HEX)),
         # --- chat bots and webhooks ---
-        ("telegram", "BOT_TOKEN={secret}", body(10, string.digits) + ":AA" + body(33, URLSAFE)),
+        ("telegram", "BOT_TOKEN={secret}", _telegram(body(10, string.digits))),
         (
             "telegram",
             "my telegram bot token is {secret} can you check it",
-            "6" + body(9, string.digits) + ":AA" + body(33, URLSAFE),
+            _telegram("6" + body(9, string.digits)),
         ),
         (
             "telegram",
             "curl https://api.telegram.org/bot{secret}/getUpdates",
-            body(9, string.digits) + ":AA" + body(32, URLSAFE),
+            _telegram(body(9, string.digits)),
         ),
         (
             "discord",
             "client.run('{secret}')",
-            "MT" + body(24) + "." + body(6, URLSAFE) + "." + body(38, URLSAFE),
+            _discord("MT"),
         ),
         (
             "discord_webhook",
@@ -455,22 +463,22 @@ SECRETS: list[tuple[str, str, str]] = [
         ),
         ("k8s env", "env:\n  - name: REGISTRY_PASSWORD\n    value: {secret}", body(20)),
         ("crane", "crane auth login registry.acme.dev -u ada -p {secret}", body(22)),
-        ("telebot", 'bot = telebot.TeleBot("{secret}")', body(10, string.digits) + ":AA" + body(33, URLSAFE)),
+        ("telebot", 'bot = telebot.TeleBot("{secret}")', _telegram(body(10, string.digits))),
         ("telegram docs", "token: {secret}", body(6, string.digits) + ":" + body(35, URLSAFE)),
         (
             "telegram sentence",
             "here's the bot token {secret} from BotFather",
-            body(10, string.digits) + ":AA" + body(33, URLSAFE),
+            _telegram(body(10, string.digits)),
         ),
         (
             "discord env",
             "DISCORD_TOKEN={secret}",
-            "OT" + body(24) + "." + body(6, URLSAFE) + "." + body(27, URLSAFE),
+            _discord("OT", 27),
         ),
         (
             "discord sentence",
             "my discord bot token: {secret}",
-            "MTE" + body(23) + "." + body(6, URLSAFE) + "." + body(38, URLSAFE),
+            _discord("MTE"),
         ),
         ("slack signing", "SLACK_SIGNING_SECRET={secret}", body(32, HEX)),
         (
