@@ -25,6 +25,11 @@ SHORT = [secret for _, _, secret in SECRETS if len(secret) <= 64 and redact(secr
 """Secrets that fit in a tag and are known by their shape alone (a tag has no context to name it)."""
 
 
+async def remember(client: Client, thread_id: str, texts: list[str]) -> Any:
+    messages = [{"role": "user", "content": text} for text in texts]
+    return await call(client, "remember_thread", thread_id=thread_id, messages=messages)
+
+
 def holding(data: bytes) -> list[str]:
     return sorted({kind for kind, _, secret in SECRETS if secret.encode() in data})
 
@@ -34,12 +39,7 @@ async def test_no_secret_of_the_corpus_reaches_a_store_by_any_tool(
 ) -> None:
     texts = [text for _, text, _ in SECRETS]
     async with Client(server) as client:
-        stored = await call(
-            client,
-            "remember_thread",
-            thread_id="pasted",
-            messages=[{"role": "user", "content": text} for text in texts],
-        )
+        stored = await remember(client, "pasted", texts)
         assert stored["redacted"] >= len(SECRETS)
         notes = [
             await call(client, "create_note", content=text, type="fact", force=True, tags=SHORT[i : i + 8])
@@ -58,12 +58,7 @@ async def test_no_secret_of_the_corpus_reaches_a_store_by_any_tool(
 
 async def test_near_misses_are_stored_as_sent(server: MCPServer[Any]) -> None:
     async with Client(server) as client:
-        stored = await call(
-            client,
-            "remember_thread",
-            thread_id="ordinary",
-            messages=[{"role": "user", "content": text} for text in NEAR_MISSES],
-        )
+        stored = await remember(client, "ordinary", NEAR_MISSES)
         note = await call(client, "create_note", content=NEAR_MISSES[0], type="fact", tags=["sha", "uuid"])
     assert stored["redacted"] == 0
     assert stored["stored"] == len(NEAR_MISSES)
