@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.redaction.shapes import TOKEN_KINDS
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nabc+/=\n-----END RSA PRIVATE KEY-----"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
@@ -58,3 +61,8 @@ def test_several_secrets_are_all_counted() -> None:
     result = redact("password=hunter2 and token: Zx81qLm0pW3v and AKIAIOSFODNN7EXAMPLE")
     assert result.text == "password=[REDACTED:secret] and token: [REDACTED:secret] and [REDACTED:aws_key]"
     assert result.count == 3
+
+
+def test_the_redaction_page_names_every_kind_of_shape() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "redaction.md").read_text(encoding="utf-8")
+    assert sorted(kind for kind, _ in TOKEN_KINDS if f"`{kind}`" not in page) == []

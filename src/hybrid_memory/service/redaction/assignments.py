@@ -40,6 +40,7 @@ _SECRET_WORDS = frozenset(
 )
 _KEY_WORDS = frozenset({"key", "apikey", "accountkey", "sig", "signature", "dsn", "auth", "pat"})
 """A name ending in these needs a random-looking value: "primary key: id" is not a secret."""
+_NAME_HINTS = ("pass", "pwd", "secret", "token", "cred", "key", "sig", "dsn", "auth", "pat")
 _LONE_KEYS = frozenset({"apikey", "accountkey", "sig", "auth"})
 _VALUE = r"""(?P<value>"[^"\n]{1,500}"|'[^'\n]{1,500}'|`[^`\n]{1,500}`|[^\s'"`,;&<>(){}\[\]]{1,500})"""
 _ASSIGNMENT = re.compile(
@@ -56,24 +57,40 @@ _XML = re.compile(r"<(?P<name>[A-Za-z][\w.:-]{0,40})>(?P<value>[^<\n]{1,500})</(
 _XML_PAIR = re.compile(
     r"""key=(?P<q>["'])(?P<name>[\w.:-]{1,60})(?P=q)\s+value=(?P<value>"[^"\n]*"|'[^'\n]*')"""
 )
-_COMMANDS = (
+_COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    # (what the text must hold, in lower case, for the pattern to have a chance; the pattern)
     # docker / podman / helm / skopeo ... ``login -p``: the registry password or token.
-    re.compile(
-        r"\blogin\b[^\n|;&]*?(?<!\S)(?:-p|--password)(?:=|[ \t]+)(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
+    (
+        ("login",),
+        re.compile(
+            r"\blogin\b[^\n|;&]*?(?<!\S)(?:-p|--password)(?:=|[ \t]+)"
+            r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
+        ),
     ),
     # mysql -pSECRET (the password joined to its flag, as mysql wants it).
-    re.compile(
-        r"\b(?:mysql|mysqldump|mysqladmin|mariadb(?:-dump)?)\b[^\n|;&]*?(?<!\S)-p(?P<value>[^\s'\"]+)"
+    (
+        ("mysql", "mariadb"),
+        re.compile(
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb(?:-dump)?)\b[^\n|;&]*?(?<!\S)-p(?P<value>[^\s'\"]+)"
+        ),
     ),
-    re.compile(r"\bsshpass\s+-p[ \t]*(?P<value>\"[^\"\n]+\"|'[^'\n]+'|\S+)"),
-    re.compile(r"\bredis-cli\b[^\n|;&]*?(?<!\S)-a[ \t]+(?P<value>\S+)"),
+    (("sshpass",), re.compile(r"\bsshpass\s+-p[ \t]*(?P<value>\"[^\"\n]+\"|'[^'\n]+'|\S+)")),
+    (("redis-cli",), re.compile(r"\bredis-cli\b[^\n|;&]*?(?<!\S)-a[ \t]+(?P<value>\S+)")),
     # curl -u user:password, wget --user=... : the part after the colon.
-    re.compile(
-        r"\b(?:curl|http|https|wget)\b[^\n|;&]*?(?<!\S)(?:-u|--user|--proxy-user)[ \t=]+"
-        r"['\"]?[^\s:'\"]+:(?P<value>[^\s'\"@]+)"
+    (
+        ("curl", "http", "wget"),
+        re.compile(
+            r"\b(?:curl|http|https|wget)\b[^\n|;&]*?(?<!\S)(?:-u|--user|--proxy-user)[ \t=]+"
+            r"['\"]?[^\s:'\"]+:(?P<value>[^\s'\"@]+)"
+        ),
     ),
     # .netrc: machine HOST login USER password SECRET; "username ada password X"
-    re.compile(r"(?im)(?:\b(?:login|user(?:name)?)[ \t:]+\S+[ \t,/]+|^[ \t]*)password[ \t:]+(?P<value>\S+)"),
+    (
+        ("password",),
+        re.compile(
+            r"(?im)(?:\b(?:login|user(?:name)?)[ \t:]+\S+[ \t,/]+|^[ \t]*)password[ \t:]+(?P<value>\S+)"
+        ),
+    ),
 )
 _CONFIG_SET = re.compile(
     r"\bconfig(?:[ \t]+--?[\w-]+)*(?:[ \t]+set)?[ \t]+(?P<name>[^\s=]+)[ \t]+"
@@ -135,14 +152,18 @@ def is_secret_value(kind: str, name: str, sep: str, value: str, *, whole_line: b
 
 def redact_assignments(text: str, mark: Mark) -> str:
     """Every secret-named assignment, flag, XML element and command-line password redacted."""
-    text = _scan(text, mark)
-    text = _FLAG.sub(lambda m: _flag(m, mark), text)
-    text = _XML.sub(lambda m: _named(m, mark), text)
-    text = _XML_PAIR.sub(lambda m: _named(m, mark), text)
-    text = _NAME_THEN_VALUE.sub(lambda m: _named(m, mark), text)
-    text = _CONFIG_SET.sub(lambda m: _config(m, mark), text)
-    for command in _COMMANDS:
-        text = command.sub(lambda m: _value(m, mark), text)
+    lower = text.lower()
+    # Every name these patterns take holds one of the hints: most texts skip them all.
+    if any(hint in lower for hint in _NAME_HINTS):
+        text = _scan(text, mark)
+        text = _FLAG.sub(lambda m: _flag(m, mark), text)
+        text = _XML.sub(lambda m: _named(m, mark), text)
+        text = _XML_PAIR.sub(lambda m: _named(m, mark), text)
+        text = _NAME_THEN_VALUE.sub(lambda m: _named(m, mark), text)
+        text = _CONFIG_SET.sub(lambda m: _config(m, mark), text)
+    for needles, command in _COMMANDS:
+        if any(needle in lower for needle in needles):
+            text = command.sub(lambda m: _value(m, mark), text)
     return text
 
 

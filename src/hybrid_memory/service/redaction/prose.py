@@ -20,6 +20,10 @@ _PASSWORD = (
     r"(?:pass(?:word|wd|phrase|code)|pw|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|"
     r"wachtwoord|l[öo]senord|salasana|has[łl]o|parola|пароль)"
 )
+_PASSWORD_HINTS = (
+    *("pass", "pw", "kennwort", "contrase", "senha", "wachtwoord", "senord", "salasana", "hasło", "haslo"),
+    *("parola", "пароль", "cred"),
+)
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]{1,200})"
 _OF = (
     r"(?:[ \t]+(?:for|of|to|on|at|f[üu]r|pour|de|para|per|voor|для)(?:[ \t]+[^\s,;:!?=]*[^\s.,;:!?=]){1,4}?)?"
@@ -115,9 +119,15 @@ def plausible_password(value: str, following: str, *, strict: bool) -> bool:
 
 def redact_prose(text: str, mark: Mark) -> str:
     """Every password a sentence gives, and every generated-looking key a sentence names, redacted."""
-    for pattern, strict in _SENTENCES:
-        text = _resuming_sub(pattern, text, lambda m, s=strict: _password(m, mark, s))  # type: ignore[misc]
-    return _resuming_sub(_KEY_SENTENCE, text, lambda m: _key(m, mark))
+    lower = text.lower()
+    # The patterns are case-insensitive, which keeps the regex engine from skipping ahead to
+    # a literal; a substring test in lower case does it for them.
+    if any(hint in lower for hint in _PASSWORD_HINTS):
+        for pattern, strict in _SENTENCES:
+            text = _resuming_sub(pattern, text, lambda m, s=strict: _password(m, mark, s))  # type: ignore[misc]
+    if any(hint in lower for hint in ("key", "token", "secret")):
+        text = _resuming_sub(_KEY_SENTENCE, text, lambda m: _key(m, mark))
+    return text
 
 
 def _resuming_sub(pattern: re.Pattern[str], text: str, replace: Callable[[re.Match[str]], str]) -> str:
