@@ -127,6 +127,11 @@ NEAR_MISSES: list[str] = [
     "Token ring networks were common in the 1990s.",
     "Pneumonoultramicroscopicsilicovolcanoconiosis beats antidisestablishmentarianism.",
     # --- configuration commands, prompts and prose around registry and bot credentials ---
+    'items.map(item => <Row key={{item.id}} />)  // key: "550e8400-e29b-41d4-a716-446655440000"',
+    "idempotency key: 550e8400-e29b-41d4-a716-446655440000",
+    "pass: true\nfail: false",
+    "You shall not pass: the bridge is closed.",
+    "nextToken: null",
     "npm config set registry https://registry.npmjs.org/",
     "npm config set save-exact true",
     "poetry config virtualenvs.in-project true",

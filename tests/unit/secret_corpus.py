@@ -429,6 +429,16 @@ SECRETS: list[tuple[str, str, str]] = [
         ("prose", "la contraseña es {secret}", "Verano2024$"),
         ("prose", "my api key is {secret}, please keep it private", body(32, HEX)),
         # --- the same kinds, pasted another way ---
+        ("gcp_der_key", '"private_key": "{secret}\\n",', "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + body(64, B64)),
+        (
+            "zulip_bot",
+            "[api]\nemail=helper-bot@chat.acme.dev\nkey={secret}\nsite=https://chat.acme.dev",
+            body(32),
+        ),
+        ("acr_token", '{{"name": "password1", "value": "{secret}"}}', body(42) + "+ACR" + body(6)),
+        ("irc", "/msg NickServ IDENTIFY {secret}", body(8) + "7"),
+        ("wechat", "WECHAT_APPSECRET={secret}", body(32, HEX)),
+        ("pass_colon", "user: ada pass: {secret}", body(10) + "!"),
         ("npm config set", "npm config set //registry.npmjs.org/:_authToken {secret}", uuid4()),
         ("npm env", "NODE_AUTH_TOKEN={secret} npm publish", "npm_" + body(36)),
         ("npm _password", "//npm.acme.dev/:_password={secret}", b64(body(12))),

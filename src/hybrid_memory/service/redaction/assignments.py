@@ -41,7 +41,7 @@ _SECRET_WORDS = frozenset(
 _KEY_WORDS = frozenset({"key", "apikey", "accountkey", "sig", "signature", "dsn", "auth", "pat"})
 """A name ending in these needs a random-looking value: "primary key: id" is not a secret."""
 _NAME_HINTS = ("pass", "pwd", "secret", "token", "cred", "key", "sig", "dsn", "auth", "pat")
-_LONE_KEYS = frozenset({"apikey", "accountkey", "sig", "auth"})
+_LONE_KEYS = frozenset({"apikey", "accountkey", "sig", "auth", "key"})
 _VALUE = r"""(?P<value>"[^"\n]{1,500}"|'[^'\n]{1,500}'|`[^`\n]{1,500}`|[^\s'"`,;&<>(){}\[\]]{1,500})"""
 _ASSIGNMENT = re.compile(
     rf"""(?x)
@@ -84,6 +84,7 @@ _COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
             r"['\"]?[^\s:'\"]+:(?P<value>[^\s'\"@]+)"
         ),
     ),
+    (("nickserv",), re.compile(r"(?i)\bnickserv\s+identify\s+(?:\S+\s+)?(?P<value>\S+)")),
     # .netrc: machine HOST login USER password SECRET; "username ada password X"
     (
         ("password",),
@@ -106,7 +107,8 @@ _NAME_THEN_VALUE = re.compile(
 
 def name_kind(name: str) -> str | None:
     """``strong`` for a secret-named key, ``key`` for a key-named one, None for any other name."""
-    words = [w.lower() for w in re.split(r"[_.\-]+", _CAMEL.sub("_", name.strip("\"'-"))) if w]
+    split = re.split(r"[_.\-]+", _CAMEL.sub("_", name.strip("\"'-")))
+    words = [w for w in (re.sub(r"\d+$", "", w.lower()) for w in split) if w]  # password2 -> password
     if not words:
         return None
     last = words[-1]
@@ -116,6 +118,8 @@ def name_kind(name: str) -> str | None:
         return "strong"  # pass_phrase, pass_word
     if last in _SECRET_WORDS and (last != "pass" or len(words) > 1):
         return "strong"
+    if last.endswith(("password", "passwd", "passphrase", "secret", "token")):
+        return "strong"  # appsecret, dbpassword, authtoken: names written as one word
     if last in _KEY_WORDS and (len(words) > 1 or last in _LONE_KEYS):
         return "key"
     earlier = set(words[:-1])
@@ -144,6 +148,8 @@ def is_secret_value(kind: str, name: str, sep: str, value: str, *, whole_line: b
     if is_path(bare):
         return False  # PWD=/home/ada, ssh_key: ~/.ssh/id_ed25519: where a secret lives, not the secret
     if kind == "key":
+        if name.strip("\"'").lower() == "key" and not re.search(r"[A-Z].*[a-z]|[a-z].*[A-Z]", bare):
+            return False  # key: 550e8400-... (an id); a zuliprc ``key=`` is mixed case
         return looks_generated(bare)
     if quoted or sep.strip() in {"=", ":=", "=>"} or whole_line:
         return len(bare) >= 4

@@ -70,6 +70,8 @@ _SENTENCES = (
         ),
         True,
     ),
+    # "user: ada pass: Hunter2!" (a bare "pass" is a word of prose: the value must look made up)
+    (re.compile(rf"(?i)\bpass[ \t]*[:=][ \t]*{_VALUE}"), True),
     # "creds: admin/hunter2", "credentials are root:toor"
     (
         re.compile(r"(?i)\bcred(?:s|entials)?\s*(?:[:=]|\s+(?:are|is))\s+[^\s/:]+[/:](?P<value>[^\s,;]{3,})"),
