@@ -126,6 +126,17 @@ NEAR_MISSES: list[str] = [
     "He was the bearer of bad news.",
     "Token ring networks were common in the 1990s.",
     "Pneumonoultramicroscopicsilicovolcanoconiosis beats antidisestablishmentarianism.",
+    # --- from assistants' answers in real chats ---
+    "Rifugi offer basic dormitory-style accommodations, meals, and a cozy atmosphere.",
+    "**Basic Instructions**\n\n1. Preheat your oven to 300°F (150°C).",
+    "a simple login form with a username and password field, and will submit the form using POST",
+    "\t* Monthly pass: €68-130 per month (depending on the zone)",
+    'Ottimo, la parola è "domenica". Vediamo quanti vocaboli possiamo trovare.',
+    "4. **Update your email address with password managers**: If you use a password manager, update it.",
+    "2. **Use a password manager**: Consider using a password manager like LastPass.",
+    "5.5. Token Classification\n\nThe FET token will be classified as a utility token.",
+    "look for products with gentle, easy-to-digest ingredients.",
+    "const db = mysql.createConnection({ host: 'localhost', user: 'root', password: 'password' });",
     # --- configuration commands, prompts and prose around registry and bot credentials ---
     'items.map(item => <Row key={{item.id}} />)  // key: "550e8400-e29b-41d4-a716-446655440000"',
     "idempotency key: 550e8400-e29b-41d4-a716-446655440000",

@@ -439,6 +439,7 @@ SECRETS: list[tuple[str, str, str]] = [
         ("irc", "/msg NickServ IDENTIFY {secret}", body(8) + "7"),
         ("wechat", "WECHAT_APPSECRET={secret}", body(32, HEX)),
         ("pass_colon", "user: ada pass: {secret}", body(10) + "!"),
+        ("npm_password", "//npm.acme.dev/:_password={secret}", b64(body(12, string.ascii_letters))),
         ("npm config set", "npm config set //registry.npmjs.org/:_authToken {secret}", uuid4()),
         ("npm env", "NODE_AUTH_TOKEN={secret} npm publish", "npm_" + body(36)),
         ("npm _password", "//npm.acme.dev/:_password={secret}", b64(body(12))),

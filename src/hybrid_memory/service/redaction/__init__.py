@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from hybrid_memory.service.redaction.assignments import redact_assignments
 from hybrid_memory.service.redaction.prose import redact_prose
 from hybrid_memory.service.redaction.shapes import redact_shapes
-from hybrid_memory.service.redaction.values import MARK, Marker, is_placeholder, looks_random
+from hybrid_memory.service.redaction.values import MARK, Marker, is_placeholder, looks_generated, looks_random
 
 __all__ = ["MARK", "Redacted", "contains_secret", "looks_random", "redact"]
 
@@ -64,8 +64,11 @@ def _url(match: re.Match[str], mark: Marker) -> str:
 
 def _auth(match: re.Match[str], mark: Marker) -> str:
     scheme, value = match.group(1), match.group(2)
-    # "token" and "basic" are ordinary words; after them only a random-looking value is a credential.
-    if is_placeholder(value) or (scheme.lower() in {"token", "basic", "digest"} and not looks_random(value)):
+    # "token" and "basic" are ordinary words ("basic dormitory-style rooms", "Token Classification"):
+    # after them only a generated-looking value is a credential.
+    if is_placeholder(value) or (
+        scheme.lower() in {"token", "basic", "digest"} and not looks_generated(value)
+    ):
         return match.group(0)
     if re.fullmatch(r"[A-Z][A-Z_]+", value):  # Bearer YOUR_ACCESS_TOKEN
         return match.group(0)

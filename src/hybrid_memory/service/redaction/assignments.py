@@ -238,10 +238,12 @@ def _config(match: re.Match[str], mark: Mark) -> str:
 def _value(match: re.Match[str], mark: Mark) -> str:
     bare, _ = unquote(match.group("value"))
     following = match.string[match.end() :][:40]
+    # A plain word is a password only at the end of its line (.netrc), not in "username and password field".
+    line_end = re.match(r"[ \t]*(?:\n|$)", following) is not None
     if (
         bare.isdigit()
         or bare.startswith("-")
-        or not plausible_password(match.group("value"), following, strict=False)
+        or not plausible_password(match.group("value"), following, strict=not line_end)
     ):
         return match.group(0)
     start, end = match.start("value") - match.start(), match.end("value") - match.start()

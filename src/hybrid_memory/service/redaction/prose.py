@@ -18,11 +18,11 @@ Mark = Callable[[str], str]
 
 _PASSWORD = (
     r"(?:pass(?:word|wd|phrase|code)|pw|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|"
-    r"wachtwoord|l[öo]senord|salasana|has[łl]o|parola|пароль)"
+    r"wachtwoord|l[öo]senord|salasana|has[łl]o|пароль)"
 )
 _PASSWORD_HINTS = (
     *("pass", "pw", "kennwort", "contrase", "senha", "wachtwoord", "senord", "salasana", "hasło", "haslo"),
-    *("parola", "пароль", "cred"),
+    *("пароль", "cred"),
 )
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]{1,200})"
 _OF = (
@@ -97,17 +97,19 @@ _STOP = frozenset(
     """.split()  # noqa: SIM905 (a word list reads best as words)
 )
 _CLAUSE_END = re.compile(r"[.,;:!?)\]\"']*(?:\s*$|\s*\n|[.,;:!?)\]]|\s+(?:and|but|so|then|or|—|-)\s)")
-_TRAILING = ".,;:?)]\"'"
+_TRAILING = ".,;:?)]\"'*"
 
 
 def plausible_password(value: str, following: str, *, strict: bool) -> bool:
     """Whether ``value`` after a password word is one; ``strict``: a plain word never is."""
-    bare, quoted = unquote(value)
+    bare, quoted = unquote(value.rstrip(",;"))
     if quoted:
         return len(bare) >= 3 and not is_placeholder(bare)
     bare = bare.rstrip(_TRAILING)
     if len(bare) < 4 or is_placeholder(bare) or bare.lower() in _STOP:
         return False
+    if not re.search(r"[A-Za-z]", bare) and not bare.isdigit():
+        return False  # "€68-130", "2024-01-15": a price or a date, not a password
     if bare.startswith(("http://", "https://", "/", "~", "%", "{", "<", "@")) or (
         is_code(bare) and re.search(r"[.(\[_]", bare)
     ):

@@ -58,10 +58,15 @@ def is_path(value: str) -> bool:
     return value.startswith(("/", "~/", "./", "../")) or bool(re.match(r"[A-Za-z]:\\", value))
 
 
+_CASE_SWITCH = re.compile(r"(?<=[a-z])[A-Z]|(?<=[A-Z])[a-z]")
+
+
 def is_code(value: str) -> bool:
     """An identifier, attribute or call (``settings.password``, ``next_token()``), not a generated value."""
     if not CODE.match(value) or any(looks_generated(part) for part in re.split(r"[.(\[]", value)):
         return False
+    if len(value) >= 10 and len(_CASE_SWITCH.findall(value)) >= 0.4 * len(value):
+        return False  # cFlOMXZMMExUcTkw: the case flips too often for camelCase words
     return not re.search(r"[0-9]", value) or bool(re.search(r"[.(\[]", value))
 
 
