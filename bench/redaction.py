@@ -8,8 +8,10 @@ Compares, in the same run, our redaction against the one at git revision ``--bas
 
 - the corpus in ``tests/unit``: secrets caught (the secret no longer in the text) and
   near-misses touched (the text changed);
-- real text that holds no secret: LoCoMo's conversation turns and this repository's
-  ``src/`` files cut into 4,000-character messages (a pasted file): how many are changed;
+- real text that holds no secret: LoCoMo's conversation turns, the distinct turns of the
+  LongMemEval_S sample in ``shared/`` (user-assistant chats with code; every
+  ``--lme-step``-th turn) and this repository's ``src/`` files cut into 4,000-character
+  messages (a pasted file): how many are changed;
 - cost: median microseconds per message over each set (best of ``--repeat`` passes).
 
 Prints a table and the machine's load averages; ``--out`` also writes JSON.
@@ -18,6 +20,7 @@ Prints a table and the machine's load averages; ``--out`` also writes JSON.
 from __future__ import annotations
 
 import argparse
+import gzip
 import importlib.util
 import json
 import os
@@ -38,6 +41,7 @@ from tests.unit.secret_corpus import SECRETS  # noqa: E402
 from hybrid_memory.service.redaction import redact  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
+LONGMEMEVAL = REPO.parent / "shared" / "datasets" / "longmemeval" / "lme_s_dev100.json.gz"
 OLD_PATH = "src/hybrid_memory/service/redaction.py"
 
 Redactor = Callable[[str], str]
@@ -102,6 +106,15 @@ def locomo_turns() -> list[str]:
     return turns
 
 
+def longmemeval_turns(step: int) -> list[str]:
+    if not LONGMEMEVAL.exists():
+        return []
+    with gzip.open(LONGMEMEVAL, "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    turns = dict.fromkeys(turn["content"] for item in data for s in item["haystack_sessions"] for turn in s)
+    return list(turns)[::step]
+
+
 def code_messages(size: int = 4000) -> list[str]:
     messages: list[str] = []
     for path in sorted((REPO / "src").rglob("*.py")):
@@ -142,6 +155,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="846c61e", help="git revision of the redaction to compare with")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--lme-step", type=int, default=5, help="keep every n-th LongMemEval turn")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
@@ -151,7 +165,11 @@ def main() -> None:
     if found is not None:
         redactors["detect-secrets"] = found
         redactors["ours + detect-secrets"] = lambda text: found(ours(text))
-    sets = {"locomo turns": locomo_turns(), "src files (4,000 chars)": code_messages()}
+    sets = {
+        "locomo turns": locomo_turns(),
+        "longmemeval turns": longmemeval_turns(args.lme_step),
+        "src files (4,000 chars)": code_messages(),
+    }
 
     results: dict[str, dict[str, object]] = {}
     for name, redactor in redactors.items():
