@@ -136,6 +136,9 @@ NEAR_MISSES: list[str] = [
     "2. **Use a password manager**: Consider using a password manager like LastPass.",
     "5.5. Token Classification\n\nThe FET token will be classified as a utility token.",
     "look for products with gentle, easy-to-digest ingredients.",
+    "**Basic Instructions**, then Basic Sourdough and basic hand-building techniques.",
+    "        this.username = username;\n        this.password = password;",
+    "log in with the username `admin` and password `password` to access the home page",
     "const db = mysql.createConnection({ host: 'localhost', user: 'root', password: 'password' });",
     # --- configuration commands, prompts and prose around registry and bot credentials ---
     'items.map(item => <Row key={{item.id}} />)  // key: "550e8400-e29b-41d4-a716-446655440000"',

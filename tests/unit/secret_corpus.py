@@ -382,6 +382,11 @@ SECRETS: list[tuple[str, str, str]] = [
         ("age", "# created: 2024\n{secret}", "AGE-SECRET-KEY-1" + body(58, UPPER_ALNUM)),
         ("bearer", "curl -H 'Authorization: Bearer {secret}' https://api.example.com", body(40, URLSAFE)),
         ("basic", "Authorization: Basic {secret}", b64(f"admin:{body(12)}")),
+        (
+            "basic_short",
+            "curl -H 'Authorization: Basic {secret}' http://ci.acme.dev",
+            b64("ci:" + body(6, string.ascii_letters)),
+        ),
         ("url", "DATABASE_URL=postgres://app_user:{secret}@db.internal:5432/prod", body(16)),
         ("url", "connect with mysql://root:{secret}@localhost/shop", "Hunter2Pass" + body(4)),
         ("url", "git remote add origin https://deploy:{secret}@git.example.com/team/repo.git", body(20)),

@@ -24,13 +24,22 @@ towards catching; ``tests/unit/secret_corpus.py`` holds the bar.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
 from hybrid_memory.service.redaction.assignments import redact_assignments
 from hybrid_memory.service.redaction.prose import redact_prose
 from hybrid_memory.service.redaction.shapes import redact_shapes
-from hybrid_memory.service.redaction.values import MARK, Marker, is_placeholder, looks_generated, looks_random
+from hybrid_memory.service.redaction.values import (
+    MARK,
+    Marker,
+    is_placeholder,
+    is_template,
+    looks_generated,
+    looks_random,
+)
 
 __all__ = ["MARK", "Redacted", "contains_secret", "looks_random", "redact"]
 
@@ -57,7 +66,7 @@ def redact(text: str) -> Redacted:
 
 
 def _url(match: re.Match[str], mark: Marker) -> str:
-    if is_placeholder(match.group(2)):
+    if is_template(match.group(2)):
         return match.group(0)
     return f"{match.group(1)}{mark('password')}{match.group(3)}"
 
@@ -66,13 +75,21 @@ def _auth(match: re.Match[str], mark: Marker) -> str:
     scheme, value = match.group(1), match.group(2)
     # "token" and "basic" are ordinary words ("basic dormitory-style rooms", "Token Classification"):
     # after them only a generated-looking value is a credential.
-    if is_placeholder(value) or (
-        scheme.lower() in {"token", "basic", "digest"} and not looks_generated(value)
-    ):
+    loose = scheme.lower() in {"token", "basic", "digest"}
+    if is_placeholder(value) or (loose and not looks_generated(value) and not _basic_credentials(value)):
         return match.group(0)
     if re.fullmatch(r"[A-Z][A-Z_]+", value):  # Bearer YOUR_ACCESS_TOKEN
         return match.group(0)
     return f"{scheme} {mark('token')}"
+
+
+def _basic_credentials(value: str) -> bool:
+    """Whether ``value`` is base64 of ``user:password``, as a Basic header carries."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return re.fullmatch(r"[^\s:]{1,64}:\S{1,128}", decoded) is not None
 
 
 def contains_secret(text: str) -> bool:

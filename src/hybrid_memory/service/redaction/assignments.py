@@ -143,6 +143,8 @@ def is_secret_value(kind: str, name: str, sep: str, value: str, *, whole_line: b
     bare, quoted = unquote(value)
     if is_placeholder(bare) or (bare.isdigit() and len(bare) < 10):
         return False
+    if bare.lower() in re.split(r"[^a-z]+", name.lower()):
+        return False  # password: 'password', token=token: the name standing in for its value
     if not quoted and is_code(bare):
         return False  # `token = next_token()`, `password = settings.password`, `secret=new_secret`
     if is_path(bare):

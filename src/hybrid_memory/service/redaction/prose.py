@@ -24,6 +24,7 @@ _PASSWORD_HINTS = (
     *("pass", "pw", "kennwort", "contrase", "senha", "wachtwoord", "senord", "salasana", "hasło", "haslo"),
     *("пароль", "cred"),
 )
+_NAMES = re.compile(rf"(?i){_PASSWORD}|pass|pwd|secret|token|passwords?")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]{1,200})"
 _OF = (
     r"(?:[ \t]+(?:for|of|to|on|at|f[üu]r|pour|de|para|per|voor|для)(?:[ \t]+[^\s,;:!?=]*[^\s.,;:!?=]){1,4}?)?"
@@ -104,10 +105,10 @@ def plausible_password(value: str, following: str, *, strict: bool) -> bool:
     """Whether ``value`` after a password word is one; ``strict``: a plain word never is."""
     bare, quoted = unquote(value.rstrip(",;"))
     if quoted:
-        return len(bare) >= 3 and not is_placeholder(bare)
+        return len(bare) >= 3 and not is_placeholder(bare) and not _NAMES.fullmatch(bare)
     bare = bare.rstrip(_TRAILING)
-    if len(bare) < 4 or is_placeholder(bare) or bare.lower() in _STOP:
-        return False
+    if len(bare) < 4 or is_placeholder(bare) or bare.lower() in _STOP or _NAMES.fullmatch(bare):
+        return False  # "this.password = password;": the word standing in for its value
     if not re.search(r"[A-Za-z]", bare) and not bare.isdigit():
         return False  # "€68-130", "2024-01-15": a price or a date, not a password
     if bare.startswith(("http://", "https://", "/", "~", "%", "{", "<", "@")) or (

@@ -11,7 +11,7 @@ MARK = "[REDACTED:{kind}]"
 PLACEHOLDER = re.compile(
     r"(?ix)^(?: |\*+|x{3,}|\.{3,}|<[^>]*>|\$.*|\{\{.*\}\}|\{[\w.]*\}|%\(?\w*\)?s|\[redacted.*|"
     r"none|null|nil|true|false|undefined|empty|required|optional|string|str|your[\w-]*|changeme|example|"
-    r"redacted|hidden|secret|password|token|placeholder|dummy|sample|todo|tbd|n/?a)$"
+    r"redacted|placeholder|todo|tbd|n/?a)$"
 )
 """A value that stands for a secret without being one: ``${DB_PASSWORD}``, ``<your-key>``, ``***``."""
 
@@ -75,6 +75,11 @@ def unquote(value: str) -> tuple[str, bool]:
     if len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0]:
         return value[1:-1], True
     return value, False
+
+
+def is_template(value: str) -> bool:
+    """A value filled in elsewhere: ``${DB_PASSWORD}``, ``{{ password }}``, ``<password>``, ``***``."""
+    return value.startswith(("$", "{", "<", "%(", "***", "[REDACTED"))
 
 
 def is_placeholder(value: str) -> bool:
