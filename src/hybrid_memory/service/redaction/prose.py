@@ -115,7 +115,8 @@ def plausible_password(value: str, following: str, *, strict: bool) -> bool:
         is_code(bare) and re.search(r"[.(\[_]", bare)
     ):
         return False
-    if re.fullmatch(r"[A-Za-z]+(?:-[a-z]+)*|[A-Z][a-z]+", bare):  # a plain word, or words joined by hyphens
+    # A word as prose writes it (lower case, Capitalised, CAPITALS, or joined by hyphens), not "NbNCswIF".
+    if re.fullmatch(r"[a-z]+(?:-[a-z]+)*|[A-Z][a-z]+(?:-[a-z]+)*|[A-Z]+", bare):
         if strict or bare.lower().endswith(("ed", "ing", "ly")):
             return False
         return _CLAUSE_END.match(following) is not None
