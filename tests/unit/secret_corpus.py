@@ -1,114 +1,57 @@
 """A corpus of FAKE secrets, as developers paste them into a coding session, one or more cases per kind.
 
-Every secret body comes from a seeded generator, so no literal credential sits in the
-source (and no scanner mistakes this file for a leak) while each one keeps the shape its
-issuer publishes (prefix, alphabet, length). Each case sits in the context it is pasted
-in: a terminal line, a config file, a chat sentence. ``SECRETS`` pairs a text with the
-secret inside it; redaction must remove the secret. Near-misses live in
-``near_miss_corpus.py``.
+Every secret body comes from a seeded generator (:mod:`tests.unit.fake_secrets`), so no
+literal credential sits in the source (and no scanner mistakes this file for a leak)
+while each one keeps the shape its issuer publishes. Each case sits in the context it is
+pasted in: a terminal line, a config file, a chat sentence. :func:`secrets` pairs a text
+with the secret inside it; redaction must remove the secret. ``SECRETS`` is the corpus
+for the default seed. Near-misses live in ``near_miss_corpus.py``.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import random
 import string
 
-_rng = random.Random(20260611)
-ALNUM = string.ascii_letters + string.digits
-LOWER_ALNUM = string.ascii_lowercase + string.digits
-UPPER_ALNUM = string.ascii_uppercase + string.digits
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-URLSAFE = ALNUM + "-_"
-UPPER32 = string.ascii_uppercase + "234567"
-
-
-def body(n: int, alphabet: str = ALNUM) -> str:
-    return "".join(_rng.choice(alphabet) for _ in range(n))
-
-
-def b64(raw: str, *, urlsafe: bool = False) -> str:
-    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
-    return encode(raw.encode()).decode()
-
-
-def uuid4() -> str:
-    h = body(32, HEX)
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
-
-
-def _luhn_complete(prefix: str, length: int) -> str:
-    """A card number with a valid Luhn check digit (issuer test ranges, never a real card)."""
-    digits = prefix + "".join(_rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
-    for check in string.digits:
-        candidate = digits + check
-        total = sum(
-            (d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 else d
-            for i, d in enumerate(int(c) for c in reversed(candidate))
-        )
-        if total % 10 == 0:
-            return candidate
-    raise AssertionError("unreachable: one check digit always fits")
-
-
-def _jwt(claims: str = '{"sub":"1234567890","name":"Ada"}', alg: str = "HS256") -> str:
-    def part(raw: str) -> str:
-        return b64(raw, urlsafe=True).rstrip("=")
-
-    return ".".join((part(f'{{"alg":"{alg}","typ":"JWT"}}'), part(claims), body(43, URLSAFE)))
-
-
-def _telegram(bot_id: str) -> str:
-    return bot_id + ":AA" + body(33, URLSAFE)
-
-
-def _discord(first: str, last: int = 38) -> str:
-    return first + body(26 - len(first)) + "." + body(6, URLSAFE) + "." + body(last, URLSAFE)
-
-
-def _pem_body() -> str:
-    return "\n".join(body(64, B64) for _ in range(5))
-
-
-def _pem(label: str) -> str:
-    return f"-----BEGIN {label}PRIVATE KEY-----\n{_pem_body()}\n-----END {label}PRIVATE KEY-----"
-
-
-_SA_KEY_ID = body(40, HEX)
-_SA_PEM = (
-    "-----BEGIN PRIVATE KEY-----\\n"
-    + body(64, B64)
-    + "\\n"
-    + body(64, B64)
-    + "\\n-----END PRIVATE KEY-----\\n"
+from tests.unit.fake_secrets import (
+    B64,
+    HEX,
+    LOWER_ALNUM,
+    UPPER32,
+    UPPER_ALNUM,
+    URLSAFE,
+    b64,
+    body,
+    discord,
+    jwt,
+    pem,
+    reseed,
+    service_account,
+    telegram,
+    uuid4,
 )
-_SERVICE_ACCOUNT = {
-    "type": "service_account",
-    "project_id": "acme-prod-4821",
-    "private_key_id": _SA_KEY_ID,
-    "private_key": "PEM",
-    "client_email": "deployer@acme-prod-4821.iam.gserviceaccount.com",
-    "client_id": body(21, string.digits),
-}
-_SA_JSON = json.dumps(_SERVICE_ACCOUNT, indent=2).replace('"PEM"', '"' + _SA_PEM + '"')
-_SA_B64 = b64(_SA_JSON)
-_SA_TEMPLATE = _SA_JSON.replace("{", "{{").replace("}", "}}")
-_ECR = b64(
-    json.dumps({"payload": body(120, B64), "datakey": body(80, B64), "version": "2", "type": "DATA_KEY"})
-)
-_DOCKER_AUTH = b64(f"ada:dckr_pat_{body(27, URLSAFE)}")
-_KUBE_KEY = b64(_pem("RSA "))
-_visa = _luhn_complete("4", 16)
-_mastercard = _luhn_complete("51", 16)
-_amex = _luhn_complete("37", 15)
-_putty_lines = "\n".join(body(64, B64) for _ in range(4))
+from tests.unit.secret_corpus_more import pasted_anywhere
 
-SECRETS: list[tuple[str, str, str]] = [
-    # (kind, text as a developer would paste it, the secret that must not survive)
-    (s[0], s[1].format(secret=s[2]), s[2])
-    for s in [
+SEED = 20260611
+
+
+def secrets(seed: int = SEED) -> list[tuple[str, str, str]]:
+    """(kind, text as a developer would paste it, the secret that must not survive), drawn from ``seed``."""
+    reseed(seed)
+    return registries_bots_and_clouds() + pasted_anywhere()
+
+
+def registries_bots_and_clouds() -> list[tuple[str, str, str]]:
+    """Registry, container-registry, bot and cloud credentials, and provider keys."""
+    key_id, sa_pem, sa_json = service_account()
+    sa_b64 = b64(sa_json)
+    sa_template = sa_json.replace("{", "{{").replace("}", "}}")
+    ecr = b64(
+        json.dumps({"payload": body(120, B64), "datakey": body(80, B64), "version": "2", "type": "DATA_KEY"})
+    )
+    docker_auth = b64(f"ada:dckr_pat_{body(27, URLSAFE)}")
+    kube_key = b64(pem("RSA "))
+    cases = [
         # --- package and container registries ---
         ("npm", "$ cat ~/.npmrc\n//registry.npmjs.org/:_authToken={secret}\n", "npm_" + body(36)),
         ("npm_legacy", "//registry.npmjs.org/:_authToken={secret}", uuid4()),
@@ -137,7 +80,7 @@ SECRETS: list[tuple[str, str, str]] = [
         (
             "docker_config",
             '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{secret}"}}}}}}',
-            _DOCKER_AUTH,
+            docker_auth,
         ),
         (
             "quay_robot",
@@ -150,7 +93,7 @@ SECRETS: list[tuple[str, str, str]] = [
             "docker login acmeprod.azurecr.io --username acmeprod --password {secret}",
             body(42) + "+ACR" + body(6),
         ),
-        ("ecr", "docker login --username AWS --password {secret} 1234.dkr.ecr.eu-west-1.amazonaws.com", _ECR),
+        ("ecr", "docker login --username AWS --password {secret} 1234.dkr.ecr.eu-west-1.amazonaws.com", ecr),
         ("ghcr", "echo {secret} | docker login ghcr.io -u ada --password-stdin", "ghp_" + body(36)),
         ("gitlab_deploy", "CI_REGISTRY_PASSWORD: {secret}", "gldt-" + body(20, URLSAFE)),
         ("helm", "helm registry login registry.acme.dev -u ada -p {secret}", "Hx" + body(20) + "!9"),
@@ -186,21 +129,21 @@ SECRETS: list[tuple[str, str, str]] = [
         ),
         ("hex", "export HEX_API_KEY={secret}", body(32, HEX)),
         # --- chat bots and webhooks ---
-        ("telegram", "BOT_TOKEN={secret}", _telegram(body(10, string.digits))),
+        ("telegram", "BOT_TOKEN={secret}", telegram(body(10, string.digits))),
         (
             "telegram",
             "my telegram bot token is {secret} can you check it",
-            _telegram("6" + body(9, string.digits)),
+            telegram("6" + body(9, string.digits)),
         ),
         (
             "telegram",
             "curl https://api.telegram.org/bot{secret}/getUpdates",
-            _telegram(body(9, string.digits)),
+            telegram(body(9, string.digits)),
         ),
         (
             "discord",
             "client.run('{secret}')",
-            _discord("MT"),
+            discord("MT"),
         ),
         (
             "discord_webhook",
@@ -254,14 +197,14 @@ SECRETS: list[tuple[str, str, str]] = [
         ("aws", "aws_access_key_id = {secret}", "AKIA" + body(16, UPPER32)),
         ("aws", "aws_secret_access_key = {secret}", body(40, B64)),
         ("aws", "export AWS_SESSION_TOKEN={secret}", "IQoJb3JpZ2luX2VjE" + body(300, B64)),
-        ("gcp_sa", "here is the key file:\n" + _SA_TEMPLATE.replace(_SA_PEM, "{secret}"), _SA_PEM),
+        ("gcp_sa", "here is the key file:\n" + sa_template.replace(sa_pem, "{secret}"), sa_pem),
         (
             "gcp_sa_key_id",
-            "here is the key file:\n" + _SA_TEMPLATE.replace(_SA_KEY_ID, "{secret}"),
-            _SA_KEY_ID,
+            "here is the key file:\n" + sa_template.replace(key_id, "{secret}"),
+            key_id,
         ),
-        ("gcp_sa_b64", "GOOGLE_CREDENTIALS_B64: {secret}", _SA_B64),
-        ("gcp_sa_b64", "echo {secret} | base64 -d > key.json", _SA_B64),
+        ("gcp_sa_b64", "GOOGLE_CREDENTIALS_B64: {secret}", sa_b64),
+        ("gcp_sa_b64", "echo {secret} | base64 -d > key.json", sa_b64),
         ("gcp_api", 'const firebaseConfig = {{ apiKey: "{secret}" }}', "AIza" + body(35, URLSAFE)),
         ("gcp_oauth", "Authorization header was ya29 token {secret}", "ya29.a0" + body(120, URLSAFE)),
         ("gcp_oauth", "refresh_token: {secret}", "1//0" + body(60, URLSAFE)),
@@ -313,9 +256,9 @@ SECRETS: list[tuple[str, str, str]] = [
         (
             "kube_token",
             "users:\n- name: ci\n  user:\n    token: {secret}",
-            _jwt('{"iss":"kubernetes/serviceaccount"}', "RS256"),
+            jwt('{"iss":"kubernetes/serviceaccount"}', "RS256"),
         ),
-        ("kube_key", "    client-key-data: {secret}", _KUBE_KEY),
+        ("kube_key", "    client-key-data: {secret}", kube_key),
         ("vault", "VAULT_TOKEN={secret}", "hvs." + body(90, URLSAFE)),
         ("doppler", "DOPPLER_TOKEN={secret}", "dp.st.prd." + body(43)),
         ("onepassword", "OP_SERVICE_ACCOUNT_TOKEN={secret}", "ops_eyJ" + body(200, URLSAFE)),
@@ -362,185 +305,8 @@ SECRETS: list[tuple[str, str, str]] = [
         ("figma", "X-Figma-Token: {secret}", "figd_" + body(40, URLSAFE)),
         ("linear", "linear api key {secret}", "lin_api_" + body(40)),
         ("postman", "postman key {secret}", "PMAK-" + body(24, HEX) + "-" + body(34, HEX)),
-        # --- keys, tokens and URLs of any provider ---
-        ("jwt", "session cookie {secret}", _jwt()),
-        ("pem", "deploy key:\n{secret}\nuse it for prod", _pem("RSA ")),
-        ("pem", "$ cat ~/.ssh/id_ed25519\n{secret}", _pem("OPENSSH ")),
-        ("pem", "{secret}", _pem("EC ")),
-        (
-            "pgp",
-            "{secret}",
-            "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n"
-            + _pem_body()
-            + "\n-----END PGP PRIVATE KEY BLOCK-----",
-        ),
-        (
-            "putty",
-            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ada\nPrivate-Lines: 4\n{secret}",
-            _putty_lines,
-        ),
-        ("age", "# created: 2024\n{secret}", "AGE-SECRET-KEY-1" + body(58, UPPER_ALNUM)),
-        ("bearer", "curl -H 'Authorization: Bearer {secret}' https://api.example.com", body(40, URLSAFE)),
-        ("basic", "Authorization: Basic {secret}", b64(f"admin:{body(12)}")),
-        (
-            "basic_short",
-            "curl -H 'Authorization: Basic {secret}' http://ci.acme.dev",
-            b64("ci:" + body(6, string.ascii_letters)),
-        ),
-        ("url", "DATABASE_URL=postgres://app_user:{secret}@db.internal:5432/prod", body(16)),
-        ("url", "connect with mysql://root:{secret}@localhost/shop", "Hunter2Pass" + body(4)),
-        ("url", "git remote add origin https://deploy:{secret}@git.example.com/team/repo.git", body(20)),
-        ("url", "mongodb+srv://admin:{secret}@cluster0.abcde.mongodb.net/test", body(18)),
-        ("url", "cache at redis://:{secret}@cache:6379/0", body(24)),
-        ("url", "BROKER_URL=amqp://svc:{secret}@rabbit:5672//", body(14)),
-        ("jdbc", "jdbc:postgresql://db:5432/app?user=app&password={secret}&ssl=true", body(14)),
-        (
-            "odbc",
-            "Server=tcp:db.acme.net,1433;Database=app;User ID=sa;Password={secret};Encrypt=true",
-            body(10) + "!1",
-        ),
-        ("netrc", "machine api.heroku.com\n  login ada@acme.dev\n  password {secret}", body(20)),
-        ("netrc", "machine github.com login ada password {secret}", "s3cret-" + body(8)),
-        ("curl_user", "curl -u admin:{secret} https://jenkins.acme.dev/api/json", body(12)),
-        ("mysql_flag", "mysql -h db -u root -p{secret} shop < dump.sql", body(10) + "9"),
-        ("sshpass", "sshpass -p '{secret}' ssh ada@10.0.0.5", body(12)),
-        ("redis_cli", "redis-cli -h cache -a {secret} ping", body(20)),
-        ("password_flag", "./deploy.sh --db-password {secret} --env prod", body(14)),
-        ("password_flag", "psql --password={secret}", body(12)),
-        ("env", "DB_PASSWORD={secret}", "Tr0ub4dor&3x"),
-        ("env", "export PAYMENTS_SECRET={secret}", body(24)),
-        ("env", "  SESSION_SECRET: {secret}", body(48, HEX)),
-        ("json", '{{"api_key": "{secret}", "region": "eu"}}', body(32)),
-        ("yaml", "auth:\n  client_secret: {secret}\n  scope: read", body(30, URLSAFE)),
-        ("yaml", "database:\n  user: app\n  password: {secret}\n  host: db", "hunter2"),
-        ("header", "x-api-key: {secret}", body(40)),
-        ("python", 'client = Client(token="{secret}")', body(28)),
-        ("dotnet", '<add key="ApiSecret" value="{secret}" />', body(24)),
-        ("card", "Visa {secret} exp 12/29", " ".join(_visa[i : i + 4] for i in range(0, 16, 4))),
-        ("card", "card: {secret}", "-".join(_mastercard[i : i + 4] for i in range(0, 16, 4))),
-        ("card", "amex {secret}", _amex),
-        # --- passwords written in a sentence ---
-        ("prose", "my password is {secret}", "hunter2"),
-        ("prose", "the db pw is {secret} btw", "Zebra!Cactus9"),
-        ("prose", "use {secret} as the password", "Tr0ub4dor&3"),
-        ("prose", "The secret password for the garage door is {secret}.", "tangerine"),
-        ("prose", "the wifi password: {secret}", "Tr0ub4dor&3"),
-        ("prose", "ok I set the root password to {secret} on staging", "Summer2024!"),
-        ("prose", "login as admin with password {secret} and check the logs", "Adm1n#2024"),
-        ("prose", "the password for the prod database is '{secret}'", "correct horse battery staple"),
-        ("prose", "creds: admin/{secret}", "Welcome123"),
-        ("prose", "Das Passwort ist {secret}", "Sommer2024!"),
-        ("prose", "le mot de passe est {secret}", "Soleil#42"),
-        ("prose", "la contraseña es {secret}", "Verano2024$"),
-        ("prose", "my api key is {secret}, please keep it private", body(32, HEX)),
-        # --- the same kinds, pasted another way ---
-        ("gcp_der_key", '"private_key": "{secret}\\n",', "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + body(64, B64)),
-        (
-            "zulip_bot",
-            "[api]\nemail=helper-bot@chat.acme.dev\nkey={secret}\nsite=https://chat.acme.dev",
-            body(32),
-        ),
-        ("acr_token", '{{"name": "password1", "value": "{secret}"}}', body(42) + "+ACR" + body(6)),
-        ("irc", "/msg NickServ IDENTIFY {secret}", body(8) + "7"),
-        ("wechat", "WECHAT_APPSECRET={secret}", body(32, HEX)),
-        ("pass_colon", "user: ada pass: {secret}", body(10) + "!"),
-        ("npm_password", "//npm.acme.dev/:_password={secret}", b64(body(12, string.ascii_letters))),
-        ("npm config set", "npm config set //registry.npmjs.org/:_authToken {secret}", uuid4()),
-        ("npm env", "NODE_AUTH_TOKEN={secret} npm publish", "npm_" + body(36)),
-        ("npm _password", "//npm.acme.dev/:_password={secret}", b64(body(12))),
-        ("poetry", "poetry config pypi-token.pypi {secret}", "pypi-AgEIcHlwaS5vcmc" + body(80, URLSAFE)),
-        ("uv", "UV_PUBLISH_TOKEN={secret} uv publish", "pypi-AgEIcHlwaS5vcmc" + body(80, URLSAFE)),
-        ("pip url", "pip install -i https://ada:{secret}@pypi.acme.dev/simple acme-lib", body(18)),
-        ("gem", "GEM_HOST_API_KEY: {secret}", "rubygems_" + body(48, HEX)),
-        ("cargo publish", "cargo publish --token {secret}", "cio" + body(32)),
-        (
-            "nuget setapikey",
-            "nuget setapikey {secret} -source https://api.nuget.org/v3/index.json",
-            "oy2" + body(43, LOWER_ALNUM),
-        ),
-        ("podman", "podman login quay.io --username acme+bot --password {secret}", body(64, UPPER_ALNUM)),
-        ("skopeo", "skopeo copy --dest-creds acme+bot:{secret} docker://a docker://b", body(64, UPPER_ALNUM)),
-        (
-            "kubectl regcred",
-            "kubectl create secret docker-registry regcred --docker-server=ghcr.io --docker-username=ada "
-            "--docker-password={secret}",
-            body(24),
-        ),
-        (
-            "dockerconfigjson",
-            "  .dockerconfigjson: {secret}",
-            b64(json.dumps({"auths": {"ghcr.io": {"auth": b64("ada:" + body(20))}}})),
-        ),
-        ("docker -p harbor", "docker login -u 'robot$acme+ci' -p '{secret}' harbor.acme.dev", body(32)),
-        (
-            "acr az output",
-            '"passwords": [\n  {{\n    "name": "password",\n    "value": "{secret}"\n  }}',
-            body(32, B64),
-        ),
-        ("k8s env", "env:\n  - name: REGISTRY_PASSWORD\n    value: {secret}", body(20)),
-        ("crane", "crane auth login registry.acme.dev -u ada -p {secret}", body(22)),
-        ("telebot", 'bot = telebot.TeleBot("{secret}")', _telegram(body(10, string.digits))),
-        ("telegram docs", "token: {secret}", body(6, string.digits) + ":" + body(35, URLSAFE)),
-        (
-            "telegram sentence",
-            "here's the bot token {secret} from BotFather",
-            _telegram(body(10, string.digits)),
-        ),
-        (
-            "discord env",
-            "DISCORD_TOKEN={secret}",
-            _discord("OT", 27),
-        ),
-        (
-            "discord sentence",
-            "my discord bot token: {secret}",
-            _discord("MTE"),
-        ),
-        ("slack signing", "SLACK_SIGNING_SECRET={secret}", body(32, HEX)),
-        (
-            "slack sentence",
-            "the slack bot token is {secret}",
-            "xoxb-" + body(13, string.digits) + "-" + body(13, string.digits) + "-" + body(24),
-        ),
-        ("line secret", "LINE_CHANNEL_SECRET={secret}", body(32, HEX)),
-        (
-            "aws configure",
-            "$ aws configure\nAWS Access Key ID [None]: AKIA"
-            + body(16, UPPER_ALNUM)
-            + "\nAWS Secret Access Key [None]: {secret}\nDefault region name [None]: eu-west-1",
-            body(40, B64),
-        ),
-        (
-            "aws json",
-            '{{\n  "AccessKey": {{\n    "UserName": "ci",\n    "AccessKeyId": "AKIA'
-            + body(16, UPPER_ALNUM)
-            + '",\n    "SecretAccessKey": "{secret}"\n  }}\n}}',
-            body(40, B64),
-        ),
-        (
-            "az sp login",
-            "az login --service-principal -u " + uuid4() + " -p {secret} --tenant " + uuid4(),
-            body(3) + "8Q~" + body(34, URLSAFE),
-        ),
-        ("gcp sa sentence", "the service account key is {secret}", _SA_B64),
-        ("oci passphrase", "pass_phrase={secret}", body(16)),
-        (
-            "gcp private key only",
-            '"private_key": "-----BEGIN PRIVATE KEY-----\\n{secret}\\n-----END PRIVATE KEY-----\\n"',
-            body(64, B64),
-        ),
-        ("pw possessive", "my new password's {secret}", "Hunter2024"),
-        ("pw changed to", "the password was changed to {secret} yesterday", "Blue$ky77"),
-        ("pw use", "just use password {secret} for now", "Welcome1!"),
-        ("pw for email", "Password for ada@acme.dev: {secret}", "Tr0ub4dor&3"),
-        ("pw using as", "I'm using {secret} as my password for the vpn", "Autumn#2023"),
-        ("pw username", "username ada password {secret}", "ada12345"),
-        ("pw capital", "Password hunter3 doesn't work any more", "hunter3"),
-        ("pw german colon", "Kennwort: {secret}", "Geheim123"),
-        ("pw french", "Mot de passe : {secret}", "Bonjour2024"),
-        ("pw quoted", 'the password is "{secret}"', "correct horse battery"),
-        ("pw plain end", "The vpn password is {secret}", "marmalade"),
-        ("pw it's", "the wifi password? it's {secret}", "Kaffee2024"),
-        ("passphrase", "the passphrase for the key is {secret}", "purple-monkey-dishwasher-7"),
     ]
-]
+    return [(kind, text.format(secret=secret), secret) for kind, text, secret in cases]
+
+
+SECRETS = secrets()

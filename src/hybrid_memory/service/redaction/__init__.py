@@ -24,8 +24,6 @@ towards catching; ``tests/unit/secret_corpus.py`` holds the bar.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass
 
@@ -35,6 +33,7 @@ from hybrid_memory.service.redaction.shapes import redact_shapes
 from hybrid_memory.service.redaction.values import (
     MARK,
     Marker,
+    is_basic_credentials,
     is_placeholder,
     is_template,
     looks_generated,
@@ -76,20 +75,11 @@ def _auth(match: re.Match[str], mark: Marker) -> str:
     # "token" and "basic" are ordinary words ("basic dormitory-style rooms", "Token Classification"):
     # after them only a generated-looking value is a credential.
     loose = scheme.lower() in {"token", "basic", "digest"}
-    if is_placeholder(value) or (loose and not looks_generated(value) and not _basic_credentials(value)):
+    if is_placeholder(value) or (loose and not looks_generated(value) and not is_basic_credentials(value)):
         return match.group(0)
     if re.fullmatch(r"[A-Z][A-Z_]+", value):  # Bearer YOUR_ACCESS_TOKEN
         return match.group(0)
     return f"{scheme} {mark('token')}"
-
-
-def _basic_credentials(value: str) -> bool:
-    """Whether ``value`` is base64 of ``user:password``, as a Basic header carries."""
-    try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return False
-    return re.fullmatch(r"[^\s:]{1,64}:\S{1,128}", decoded) is not None
 
 
 def contains_secret(text: str) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from hybrid_memory.service.redaction.prose import plausible_password
 from hybrid_memory.service.redaction.values import (
+    is_basic_credentials,
     is_code,
     is_path,
     is_placeholder,
@@ -138,21 +139,27 @@ def name_kind(name: str) -> str | None:
     return None
 
 
-def is_secret_value(kind: str, name: str, sep: str, value: str, *, whole_line: bool = False) -> bool:
-    """Whether ``value``, given to a ``kind`` name with ``sep``, is a secret rather than code or prose."""
+def is_secret_value(
+    kind: str, name: str, sep: str, value: str, *, whole_line: bool = False, literal: bool = False
+) -> bool:
+    """Whether ``value``, given to a ``kind`` name with ``sep``, is a secret rather than code or prose.
+
+    ``whole_line``: the pair is all its line holds (a YAML or ``.env`` line); ``literal``:
+    the value cannot be code (a config line, a flag, an XML element), so a bare word is a value.
+    """
     bare, quoted = unquote(value)
     if is_placeholder(bare) or (bare.isdigit() and len(bare) < 10):
         return False
     if bare.lower() in re.split(r"[^a-z]+", name.lower()):
         return False  # password: 'password', token=token: the name standing in for its value
-    if not quoted and is_code(bare):
+    if not quoted and not (literal and re.fullmatch(r"\w+", bare)) and is_code(bare):
         return False  # `token = next_token()`, `password = settings.password`, `secret=new_secret`
     if is_path(bare):
         return False  # PWD=/home/ada, ssh_key: ~/.ssh/id_ed25519: where a secret lives, not the secret
     if kind == "key":
         if name.strip("\"'").lower() == "key" and not re.search(r"[A-Z].*[a-z]|[a-z].*[A-Z]", bare):
             return False  # key: 550e8400-... (an id); a zuliprc ``key=`` is mixed case
-        return looks_generated(bare)
+        return looks_generated(bare) or is_basic_credentials(bare)
     if quoted or sep.strip() in {"=", ":=", "=>"} or whole_line:
         return len(bare) >= 4
     return looks_random(bare)
@@ -186,8 +193,14 @@ def _scan(text: str, mark: Mark) -> str:
     while (match := _ASSIGNMENT.search(text, pos)) is not None:
         name, sep, value = match.group("name"), match.group("sep"), match.group("value")
         kind = name_kind(name)
-        whole_line = match.group("rest") is not None and _starts_line(text, match.start())
-        if kind is not None and is_secret_value(kind, name, sep, value, whole_line=whole_line):
+        before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].strip(" \t-")
+        alone = match.group("rest") is not None  # nothing but a comment follows on its line
+        whole_line = alone and before in {"", "export"}
+        # KEY=value with nothing around it but a prefix (``//registry/:_authToken=``): a config line.
+        literal = alone and sep == "=" and (whole_line or not re.search(r"[\s(,]", before))
+        if kind is not None and is_secret_value(
+            kind, name, sep, value, whole_line=whole_line, literal=literal
+        ):
             out.append(text[pos : match.start("value")] + mark("secret"))
             pos = match.end("value")
         else:
@@ -197,17 +210,11 @@ def _scan(text: str, mark: Mark) -> str:
     return "".join(out)
 
 
-def _starts_line(text: str, start: int) -> bool:
-    """Whether only indentation or a YAML list dash stands before ``start`` on its line."""
-    line_start = text.rfind("\n", 0, start) + 1
-    return text[line_start:start].strip(" \t-") in {"", "export"}
-
-
 def _named(match: re.Match[str], mark: Mark) -> str:
     name = match.group("name")
     kind = name_kind(name)
     # A flag's or an element's value is as meant as a tight ``name=value``'s.
-    if kind is None or not is_secret_value(kind, name, "=", match.group("value")):
+    if kind is None or not is_secret_value(kind, name, "=", match.group("value"), literal=True):
         return match.group(0)
     return _swap(match, mark("secret"))
 
@@ -232,7 +239,7 @@ def _config(match: re.Match[str], mark: Mark) -> str:
     words = {w.lower() for w in re.split(r"[^A-Za-z0-9]+", _CAMEL.sub("_", match.group("name"))) if w}
     if not words & (_SECRET_WORDS | {"auth", "authtoken"}):
         return match.group(0)
-    if not is_secret_value("strong", match.group("name"), "=", match.group("value")):
+    if not is_secret_value("strong", match.group("name"), "=", match.group("value"), literal=True):
         return match.group(0)
     return _swap(match, mark("secret"))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -54,8 +56,13 @@ def looks_generated(value: str) -> bool:
     )
 
 
+_PATH = re.compile(r"(?:~|\.{1,2}|[A-Za-z]:)?[/\\]([\w.@-]+(?:[/\\][\w.@-]*)*)")
+
+
 def is_path(value: str) -> bool:
-    return value.startswith(("/", "~/", "./", "../")) or bool(re.match(r"[A-Za-z]:\\", value))
+    """A file path (``/home/ada``, ``~/.ssh/id_ed25519``), not base64 that happens to start with ``/``."""
+    found = _PATH.fullmatch(value)
+    return found is not None and not any(looks_generated(p) for p in re.split(r"[/\\]", found.group(1)))
 
 
 _CASE_SWITCH = re.compile(r"(?<=[a-z])[A-Z]|(?<=[A-Z])[a-z]")
@@ -84,3 +91,12 @@ def is_template(value: str) -> bool:
 
 def is_placeholder(value: str) -> bool:
     return not value.strip() or bool(PLACEHOLDER.match(value.strip())) or value.startswith("[REDACTED")
+
+
+def is_basic_credentials(value: str) -> bool:
+    """Whether ``value`` is base64 of ``user:password``, as a Basic header carries."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return re.fullmatch(r"[^\s:]{1,64}:\S{1,128}", decoded) is not None
