@@ -141,6 +141,13 @@ NEAR_MISSES: list[str] = [
     "log in with the username `admin` and password `password` to access the home page",
     "const db = mysql.createConnection({ host: 'localhost', user: 'root', password: 'password' });",
     # --- configuration commands, prompts and prose around registry and bot credentials ---
+    "export SLACK_BOT_TOKEN=xoxb-your-bot-token",
+    "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    'client = OpenAI(api_key="sk-your-api-key-here")',
+    'The server answered: Password is "wrong".',
+    "  -p, --password PASSWORD   the password to use for the registry",
+    "docker login -u USER -p PASS registry.example.com",
+    "Then reset the password to default and log in again.",
     'items.map(item => <Row key={{item.id}} />)  // key: "550e8400-e29b-41d4-a716-446655440000"',
     "idempotency key: 550e8400-e29b-41d4-a716-446655440000",
     "pass: true\nfail: false",

@@ -90,7 +90,7 @@ _STOP = frozenset(
     never always also only still just now set stored saved kept required wrong incorrect invalid valid
     correct right too very case same different missing expired empty blank optional mandatory weak
     strong long short secure insecure ok okay fine good bad there here given provided sent shown used
-    needed known plain plaintext cleartext simple easy hard something anything nothing everything
+    needed known plain plaintext cleartext simple easy hard default something anything nothing everything
     sensitive insensitive secret private public unique enough protected being one part based how where
     when why who whatever available unavailable falsch richtig leer erforderlich ungültig requis vide
     invalide incorrecta requerida vacía inválida inválido errada vazio obrigatória sbagliata vuota fout
@@ -105,7 +105,9 @@ def plausible_password(value: str, following: str, *, strict: bool) -> bool:
     """Whether ``value`` after a password word is one; ``strict``: a plain word never is."""
     bare, quoted = unquote(value.rstrip(",;"))
     if quoted:
-        return len(bare) >= 3 and not is_placeholder(bare) and not _NAMES.fullmatch(bare)
+        return (
+            len(bare) >= 3 and not is_placeholder(bare) and not _NAMES.fullmatch(bare) and bare not in _STOP
+        )
     bare = bare.rstrip(_TRAILING)
     if len(bare) < 4 or is_placeholder(bare) or bare.lower() in _STOP or _NAMES.fullmatch(bare):
         return False  # "this.password = password;": the word standing in for its value

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from hybrid_memory.service.redaction.values import DOCS_TOKEN
+
 _B = r"(?<![A-Za-z0-9_\-])"  # a token starts at a word edge (hyphens and underscores join words here)
 _E = r"(?![A-Za-z0-9_\-])"
 
@@ -204,12 +206,16 @@ def redact_shapes(text: str, mark: Mark) -> str:
     text = _PEM.sub(lambda _: mark("private_key"), text)
     text = _PUTTY.sub(lambda _: mark("private_key"), text)
     text = _DER_KEY.sub(lambda _: mark("private_key"), text)
-    text = _ANY_PREFIXED.sub(lambda m: mark(_prefixed_kind(m)), text)
+    text = _ANY_PREFIXED.sub(lambda m: _token(m, mark, _prefixed_kind(m)), text)
     for other in _OTHERS:
         if other.needle.search(text):
-            text = other.pattern.sub(lambda _, k=other.kind: mark(k), text)  # type: ignore[misc]
+            text = other.pattern.sub(lambda m, k=other.kind: _token(m, mark, k), text)  # type: ignore[misc]
     text = _BASE64_FILE.sub(lambda m: _encoded_credentials(m, mark), text)
     return _CARD.sub(lambda m: _card(m, mark), text)
+
+
+def _token(match: re.Match[str], mark: Mark, kind: str) -> str:
+    return match.group(0) if DOCS_TOKEN.search(match.group(0)) else mark(kind)
 
 
 def _prefixed_kind(match: re.Match[str]) -> str:

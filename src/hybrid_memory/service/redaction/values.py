@@ -89,8 +89,13 @@ def is_template(value: str) -> bool:
     return value.startswith(("$", "{", "<", "%(", "***", "[REDACTED"))
 
 
+DOCS_TOKEN = re.compile(r"(?i)(?:^|[-_])your[-_]|x{4,}|placeholder|\.\.\.")
+"""What a value in documentation is written with: ``xoxb-your-bot-token``, ``ghp_xxxx...``."""
+
+
 def is_placeholder(value: str) -> bool:
-    return not value.strip() or bool(PLACEHOLDER.match(value.strip())) or value.startswith("[REDACTED")
+    v = value.strip()
+    return not v or bool(PLACEHOLDER.match(v)) or v.startswith("[REDACTED") or bool(DOCS_TOKEN.search(v))
 
 
 def is_basic_credentials(value: str) -> bool:
