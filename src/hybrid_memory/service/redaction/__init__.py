@@ -65,7 +65,7 @@ def redact(text: str) -> Redacted:
 
 
 def _url(match: re.Match[str], mark: Marker) -> str:
-    if is_template(match.group(2)):
+    if is_template(match.group(2)) or match.group(2).lower() in {"password", "passwd", "pass", "pwd", "pw"}:
         return match.group(0)
     return f"{match.group(1)}{mark('password')}{match.group(3)}"
 

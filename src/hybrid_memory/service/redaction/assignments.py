@@ -90,13 +90,14 @@ _COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (
         ("password",),
         re.compile(
-            r"(?im)(?:\b(?:login|user(?:name)?)[ \t:]+\S+[ \t,/]+|^[ \t]*)password[ \t:]+(?P<value>\S+)"
+            r"(?im)(?:\b(?:login|user(?:name)?)[ \t:]+(?!(?:and|or)\b)\S+[ \t,/]+|^[ \t]*)"
+            r"password[ \t:]+(?P<value>\S+)"
         ),
     ),
 )
 _CONFIG_SET = re.compile(
     r"\bconfig(?:[ \t]+--?[\w-]+)*(?:[ \t]+set)?[ \t]+(?P<name>[^\s=]+)[ \t]+"
-    r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
+    r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"`,;]+)"
 )
 """``npm config set //registry/:_authToken X``, ``poetry config pypi-token.pypi X``."""
 _NAME_THEN_VALUE = re.compile(
@@ -150,11 +151,11 @@ def is_secret_value(
     bare, quoted = unquote(value)
     if is_placeholder(bare) or (bare.isdigit() and len(bare) < 10):
         return False
-    if bare.lower() in re.split(r"[^a-z]+", name.lower()):
+    if bare.lower().rstrip(".:") in re.split(r"[^a-z]+", name.lower()):
         return False  # password: 'password', token=token: the name standing in for its value
     if not quoted and not (literal and re.fullmatch(r"\w+", bare)) and is_code(bare):
         return False  # `token = next_token()`, `password = settings.password`, `secret=new_secret`
-    if is_path(bare):
+    if is_path(bare.rstrip(".,:;")):
         return False  # PWD=/home/ada, ssh_key: ~/.ssh/id_ed25519: where a secret lives, not the secret
     if kind == "key":
         if name.strip("\"'").lower() == "key" and not re.search(r"[A-Z].*[a-z]|[a-z].*[A-Z]", bare):

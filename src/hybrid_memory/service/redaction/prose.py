@@ -117,6 +117,8 @@ def plausible_password(value: str, following: str, *, strict: bool) -> bool:
         is_code(bare) and re.search(r"[.(\[_]", bare)
     ):
         return False
+    if re.fullmatch(r"(?:[A-Z][a-z]+){2,}", bare):  # "password: SecretStr": a type or class name
+        return False
     # A word as prose writes it (lower case, Capitalised, CAPITALS, or joined by hyphens), not "NbNCswIF".
     if re.fullmatch(r"[a-z]+(?:-[a-z]+)*|[A-Z][a-z]+(?:-[a-z]+)*|[A-Z]+", bare):
         if strict or bare.lower().endswith(("ed", "ing", "ly")):
