@@ -217,5 +217,100 @@ def pasted_anywhere() -> list[tuple[str, str, str]]:
         ("pw plain end", "The vpn password is {secret}", "marmalade"),
         ("pw it's", "the wifi password? it's {secret}", "Kaffee2024"),
         ("passphrase", "the passphrase for the key is {secret}", "purple-monkey-dishwasher-7"),
+        # --- pasted in yet other ways ---
+        (
+            "npmrc github",
+            "@acme:registry=https://npm.pkg.github.com\n//npm.pkg.github.com/:_authToken={secret}",
+            "ghp_" + fake.body(36),
+        ),
+        ("yarnrc v1", '"//registry.npmjs.org/:_authToken" "{secret}"', "npm_" + fake.body(36)),
+        (
+            "pypirc testpypi",
+            "[testpypi]\nrepository = https://test.pypi.org/legacy/\n"
+            "username = __token__\npassword = {secret}",
+            "pypi-AgENdGVzdC5weXBpLm9yZw" + fake.body(70, fake.URLSAFE),
+        ),
+        (
+            "twine cli",
+            "twine upload -u __token__ -p {secret} dist/*",
+            "pypi-AgEIcHlwaS5vcmc" + fake.body(70, fake.URLSAFE),
+        ),
+        (
+            "gem credentials",
+            "$ cat ~/.gem/credentials\n---\n:rubygems_api_key: {secret}\n",
+            "rubygems_" + fake.body(48, fake.HEX),
+        ),
+        ("cargo creds", '[registry]\ntoken = "{secret}"', "cio" + fake.body(32)),
+        (
+            "docker hub chat",
+            "here's my docker hub token {secret}, can you push the image?",
+            "dckr_pat_" + fake.body(27, fake.URLSAFE),
+        ),
+        ("quay env", "QUAY_ROBOT_TOKEN={secret}", fake.body(64, fake.UPPER_ALNUM)),
+        ("harbor json", '{{"name": "robot$ci", "secret": "{secret}"}}', fake.body(32)),
+        (
+            "acr admin",
+            "az acr credential show -n acme --query passwords[0].value -o tsv\n{secret}",
+            fake.body(42) + "+ACR" + fake.body(6),
+        ),
+        (
+            "gcr json key b64",
+            "docker login -u _json_key_base64 -p {secret} https://gcr.io",
+            fake.b64(fake.service_account()[2]),
+        ),
+        (
+            "telegram yaml",
+            'telegram:\n  bot_token: "{secret}"\n  chat_id: 123456',
+            fake.telegram(fake.body(10, string.digits)),
+        ),
+        (
+            "telegram url py",
+            'requests.get(f"https://api.telegram.org/bot{secret}/sendMessage")',
+            fake.telegram(fake.body(9, string.digits)),
+        ),
+        ("discord py", 'bot.run("{secret}")', fake.discord("MT")),
+        (
+            "slack app env",
+            "SLACK_APP_TOKEN={secret}",
+            "xapp-1-A"
+            + fake.body(10, fake.UPPER_ALNUM)
+            + "-"
+            + fake.body(13, string.digits)
+            + "-"
+            + fake.body(64, fake.HEX),
+        ),
+        (
+            "gcp sa inline",
+            'key = {{"type": "service_account", "private_key_id": "{secret}", '
+            '"client_email": "a@b.iam.gserviceaccount.com"}}',
+            fake.body(40, fake.HEX),
+        ),
+        (
+            "gcp sa pk",
+            "the private_key field is -----BEGIN PRIVATE KEY-----\\n{secret}\\n-----END PRIVATE KEY-----",
+            fake.body(64, fake.B64),
+        ),
+        (
+            "aws creds file",
+            "[default]\naws_access_key_id = AKIA"
+            + fake.body(16, fake.UPPER32)
+            + "\naws_secret_access_key = {secret}",
+            fake.body(40, fake.B64),
+        ),
+        ("azure sp env", "ARM_CLIENT_SECRET={secret}", fake.body(3) + "8Q~" + fake.body(34, fake.URLSAFE)),
+        (
+            "pw sentence 1",
+            "fyi the staging db password is {secret}",
+            fake.body(6, string.ascii_lowercase) + fake.body(3, string.digits),
+        ),
+        (
+            "pw sentence 2",
+            "I set my laptop password to {secret} yesterday",
+            "Winter" + fake.body(4, string.digits) + "!",
+        ),
+        ("pw sentence 3", "password for the admin panel: {secret}", fake.body(12)),
+        ("pw sentence 4", "my github password is {secret} and my email is ada@acme.dev", fake.body(8) + "#1"),
+        ("pw sentence 6", "The root password was {secret}.", fake.body(9, string.ascii_letters) + "7"),
+        ("pw sentence 7", "wifi: AcmeGuest / password: {secret}", fake.body(10)),
     ]
     return [(kind, text.format(secret=secret), secret) for kind, text, secret in cases]
