@@ -64,7 +64,7 @@ _COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (
         ("login",),
         re.compile(
-            r"\blogin\b[^\n|;&]*?(?<!\S)(?:-p|--password)(?:=|[ \t]+)"
+            r"\blogin\b[^\n|;&]{0,300}?(?<!\S)(?:-p|--password)(?:=|[ \t]+)"
             r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
         ),
     ),
@@ -72,16 +72,16 @@ _COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (
         ("mysql", "mariadb"),
         re.compile(
-            r"\b(?:mysql|mysqldump|mysqladmin|mariadb(?:-dump)?)\b[^\n|;&]*?(?<!\S)-p(?P<value>[^\s'\"]+)"
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb(?:-dump)?)\b[^\n|;&]{0,300}?(?<!\S)-p(?P<value>[^\s'\"]+)"
         ),
     ),
     (("sshpass",), re.compile(r"\bsshpass\s+-p[ \t]*(?P<value>\"[^\"\n]+\"|'[^'\n]+'|\S+)")),
-    (("redis-cli",), re.compile(r"\bredis-cli\b[^\n|;&]*?(?<!\S)-a[ \t]+(?P<value>\S+)")),
+    (("redis-cli",), re.compile(r"\bredis-cli\b[^\n|;&]{0,300}?(?<!\S)-a[ \t]+(?P<value>\S+)")),
     # curl -u user:password, wget --user=... : the part after the colon.
     (
         ("curl", "http", "wget"),
         re.compile(
-            r"\b(?:curl|http|https|wget)\b[^\n|;&]*?(?<!\S)(?:-u|--user|--proxy-user)[ \t=]+"
+            r"\b(?:curl|http|https|wget)\b[^\n|;&]{0,300}?(?<!\S)(?:-u|--user|--proxy-user)[ \t=]+"
             r"['\"]?[^\s:'\"]+:(?P<value>[^\s'\"@]+)"
         ),
     ),
