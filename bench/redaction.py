@@ -1,6 +1,7 @@
 """Redaction: what it catches, what it wrongly touches, and what it costs per message.
 
-    python bench/redaction.py [--baseline REV] [--repeat 5] [--out bench/results/redaction.json]
+    python bench/redaction.py [--baseline REV] [--repeat 5] [--lme-step 5] [--without-detect-secrets]
+                              [--out bench/results/redaction.json]
 
 Compares, in the same run, our redaction against the one at git revision ``--baseline``
 (loaded from ``git show``) and, when the package is installed, Yelp's ``detect-secrets``
@@ -157,11 +158,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--lme-step", type=int, default=5, help="keep every n-th LongMemEval turn")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--without-detect-secrets", action="store_true", help="only ours and the baseline")
     args = parser.parse_args()
 
     ours: Redactor = lambda text: redact(text).text  # noqa: E731
     redactors: dict[str, Redactor] = {"ours": ours, f"baseline {args.baseline}": baseline(args.baseline)}
-    found = detect_secrets_redactor()
+    found = None if args.without_detect_secrets else detect_secrets_redactor()
     if found is not None:
         redactors["detect-secrets"] = found
         redactors["ours + detect-secrets"] = lambda text: found(ours(text))
