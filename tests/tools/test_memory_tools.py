@@ -120,7 +120,7 @@ async def test_long_messages_are_chunked_and_recalled_once(server: MCPServer[Any
         filler = " ".join(
             f"Sentence number {i} talks about the weather in a pleasant way." for i in range(80)
         )
-        long_text = filler + " The secret password for the garage door is tangerine."
+        long_text = filler + " The garage door is painted tangerine."
         result = await call(
             client,
             "remember_thread",
@@ -128,7 +128,7 @@ async def test_long_messages_are_chunked_and_recalled_once(server: MCPServer[Any
             messages=[{"role": "user", "content": long_text, "id": "big"}],
         )
         assert result["chunks"] > 2
-        hits = await call(client, "recall_memory", query="garage door password", limit=5)
+        hits = await call(client, "recall_memory", query="garage door colour", limit=5)
         assert hits["results"][0]["message_id"] == "big"
         assert "tangerine" in hits["results"][0]["text"]
         assert [r["message_id"] for r in hits["results"]].count("big") == 1

@@ -16,14 +16,19 @@ from hybrid_memory.transfer import export_file
 from tests.tools.helpers import call, call_error, snapshot
 from tests.unit.secret_corpus import SECRETS
 
-# The ten kinds that used to slip through, and the classics.
+# Kinds that used to slip through (registry, container-registry and bot tokens, a service-account
+# key, passwords in a command line or a sentence), and the classics.
 SAMPLE_KINDS = [
-    *("stripe", "url", "azure", "npm", "huggingface", "sendgrid", "gitlab", "twilio", "mailchimp", "card"),
-    *("openai", "github", "aws", "jwt", "pem", "slack", "google", "bearer", "env", "json"),
+    *("stripe", "url", "azure_storage", "npm", "huggingface", "sendgrid", "gitlab", "twilio", "mailchimp"),
+    *("card", "dockerhub", "quay_robot", "rubygems", "telegram", "slack_app", "gcp_sa_b64", "prose"),
+    *("openai", "github", "aws", "jwt", "pem", "slack_bot", "gcp_api", "bearer", "env", "json", "maven"),
+    *("nuget", "discord", "acr", "netrc", "mysql_flag", "azure_client_secret"),
 ]
 SAMPLE = [next((text, secret) for kind, text, secret in SECRETS if kind == k) for k in SAMPLE_KINDS]
 TAG_SECRETS = [
-    s for _, s in SAMPLE if len(s) <= 64 and s.startswith(("sk_", "npm_", "hf_", "glpat-", "ghp_"))
+    s
+    for _, s in SAMPLE
+    if len(s) <= 64 and s.startswith(("sk_", "npm_", "hf_", "glpat-", "ghp_", "dckr_pat_", "rubygems_"))
 ]
 
 

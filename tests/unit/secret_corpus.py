@@ -1,190 +1,312 @@
-"""A corpus of FAKE secrets, as users paste them, and of near-misses that must survive redaction.
+"""A corpus of FAKE secrets, as developers paste them into a coding session, one or more cases per kind.
 
-Every secret body comes from a seeded generator, so no literal credential sits in the
-source (and no scanner mistakes this file for a leak) while each one keeps the exact
-shape of the real thing. ``SECRETS`` pairs a text with the secret inside it; redaction
-must remove the secret. ``NEAR_MISSES`` are texts redaction must leave exactly as they are.
+Every secret body comes from a seeded generator (:mod:`tests.unit.fake_secrets`), so no
+literal credential sits in the source (and no scanner mistakes this file for a leak)
+while each one keeps the shape its issuer publishes. Each case sits in the context it is
+pasted in: a terminal line, a config file, a chat sentence. :func:`secrets` pairs a text
+with the secret inside it; redaction must remove the secret. ``SECRETS`` is the corpus
+for the default seed. Near-misses live in ``near_miss_corpus.py``.
 """
 
 from __future__ import annotations
 
-import base64
-import random
+import json
 import string
 
-_rng = random.Random(20260611)
-ALNUM = string.ascii_letters + string.digits
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-URLSAFE = ALNUM + "-_"
-UPPER32 = string.ascii_uppercase + "234567"
+from tests.unit.fake_secrets import (
+    B64,
+    HEX,
+    LOWER_ALNUM,
+    UPPER32,
+    UPPER_ALNUM,
+    URLSAFE,
+    b64,
+    body,
+    discord,
+    jwt,
+    pem,
+    reseed,
+    service_account,
+    telegram,
+    uuid4,
+)
+from tests.unit.secret_corpus_more import pasted_anywhere
+
+SEED = 20260611
 
 
-def body(n: int, alphabet: str = ALNUM) -> str:
-    return "".join(_rng.choice(alphabet) for _ in range(n))
+def secrets(seed: int = SEED) -> list[tuple[str, str, str]]:
+    """(kind, text as a developer would paste it, the secret that must not survive), drawn from ``seed``."""
+    reseed(seed)
+    return registries_bots_and_clouds() + pasted_anywhere()
 
 
-def _luhn_complete(prefix: str, length: int) -> str:
-    """A card number with a valid Luhn check digit (issuer test ranges, never a real card)."""
-    digits = prefix + "".join(_rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
-    for check in string.digits:
-        candidate = digits + check
-        total = sum(
-            (d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 else d
-            for i, d in enumerate(int(c) for c in reversed(candidate))
-        )
-        if total % 10 == 0:
-            return candidate
-    raise AssertionError("unreachable: one check digit always fits")
-
-
-def _jwt() -> str:
-    def part(raw: str) -> str:
-        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-    return ".".join(
-        (part('{"alg":"HS256","typ":"JWT"}'), part('{"sub":"1234567890","name":"Ada"}'), body(43, URLSAFE))
+def registries_bots_and_clouds() -> list[tuple[str, str, str]]:
+    """Registry, container-registry, bot and cloud credentials, and provider keys."""
+    key_id, sa_pem, sa_json = service_account()
+    sa_b64 = b64(sa_json)
+    sa_template = sa_json.replace("{", "{{").replace("}", "}}")
+    ecr = b64(
+        json.dumps({"payload": body(120, B64), "datakey": body(80, B64), "version": "2", "type": "DATA_KEY"})
     )
-
-
-def _pem(label: str) -> str:
-    lines = "\n".join(body(64, B64) for _ in range(5))
-    return f"-----BEGIN {label}PRIVATE KEY-----\n{lines}\n-----END {label}PRIVATE KEY-----"
-
-
-_azure_key = body(86, B64) + "=="
-_twilio = body(32, HEX)
-_visa = _luhn_complete("4", 16)
-_mastercard = _luhn_complete("51", 16)
-_amex = _luhn_complete("37", 15)
-
-SECRETS: list[tuple[str, str, str]] = [
-    # (kind, text as a user would write it, the secret that must not survive)
-    (s[0], s[1].format(secret=s[2]), s[2])
-    for s in [
-        ("openai", "My OpenAI key is {secret}, keep it safe.", "sk-proj-" + body(48)),
-        ("anthropic", "ANTHROPIC_API_KEY={secret}", "sk-ant-api03-" + body(93, URLSAFE) + "AA"),
-        ("stripe", "Charge with {secret} in production.", "sk_" + "live_" + body(24)),
-        ("stripe", "the restricted key is {secret}", "rk_" + "test_" + body(24)),
-        ("stripe", "webhook signing secret {secret}", "whsec_" + body(32)),
-        ("aws", "AWS key id {secret} for the deploy user", "AKIA" + body(16, UPPER32)),
+    docker_auth = b64(f"ada:dckr_pat_{body(27, URLSAFE)}")
+    kube_key = b64(pem("RSA "))
+    cases = [
+        # --- package and container registries ---
+        ("npm", "$ cat ~/.npmrc\n//registry.npmjs.org/:_authToken={secret}\n", "npm_" + body(36)),
+        ("npm_legacy", "//registry.npmjs.org/:_authToken={secret}", uuid4()),
+        (
+            "npm_auth",
+            "registry=https://npm.acme.dev/\n_auth={secret}\nalways-auth=true",
+            b64(f"ada:{body(14)}"),
+        ),
+        (
+            "yarn",
+            'npmRegistries:\n  "https://registry.yarnpkg.com":\n    npmAuthToken: "{secret}"',
+            "npm_" + body(36),
+        ),
+        (
+            "pypi",
+            "[pypi]\n  username = __token__\n  password = {secret}",
+            "pypi-AgEIcHlwaS5vcmc" + body(70, URLSAFE),
+        ),
+        (
+            "pypi",
+            "TWINE_PASSWORD={secret} twine upload dist/*",
+            "pypi-AgENdGVzdC5weXBpLm9yZw" + body(60, URLSAFE),
+        ),
+        ("dockerhub", "$ docker login -u ada -p {secret}\nLogin Succeeded", "dckr_pat_" + body(27, URLSAFE)),
+        ("dockerhub", "DOCKERHUB_TOKEN: {secret}", "dckr_pat_" + body(27, URLSAFE)),
+        (
+            "docker_config",
+            '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{secret}"}}}}}}',
+            docker_auth,
+        ),
+        (
+            "quay_robot",
+            'docker login -u="acme+deployer" -p="{secret}" quay.io',
+            body(64, string.ascii_uppercase + string.digits),
+        ),
+        ("harbor_robot", "docker login harbor.acme.dev -u 'robot$ci' -p {secret}", body(32)),
+        (
+            "acr",
+            "docker login acmeprod.azurecr.io --username acmeprod --password {secret}",
+            body(42) + "+ACR" + body(6),
+        ),
+        ("ecr", "docker login --username AWS --password {secret} 1234.dkr.ecr.eu-west-1.amazonaws.com", ecr),
+        ("ghcr", "echo {secret} | docker login ghcr.io -u ada --password-stdin", "ghp_" + body(36)),
+        ("gitlab_deploy", "CI_REGISTRY_PASSWORD: {secret}", "gldt-" + body(20, URLSAFE)),
+        ("helm", "helm registry login registry.acme.dev -u ada -p {secret}", "Hx" + body(20) + "!9"),
+        ("rubygems", "---\n:rubygems_api_key: {secret}", "rubygems_" + body(48, HEX)),
+        (
+            "nuget",
+            "dotnet nuget push pkg.nupkg --api-key {secret} --source nuget.org",
+            "oy2" + body(43, LOWER_ALNUM),
+        ),
+        ("crates", "$ cargo login {secret}\n       Login token for `crates-io` saved", "cio" + body(32)),
+        (
+            "jfrog",
+            "curl -H 'X-JFrog-Art-Api: {secret}' https://acme.jfrog.io/artifactory/api/",
+            "AKCp" + body(69),
+        ),
+        (
+            "packagist",
+            "composer config http-basic.repo.packagist.com token {secret}",
+            "packagist_uat_" + body(68, HEX),
+        ),
+        ("clojars", "CLOJARS_PASSWORD={secret}", "CLOJARS_" + body(60, LOWER_ALNUM)),
+        (
+            "maven",
+            "<server>\n  <id>ossrh</id>\n  <username>ada</username>\n"
+            "  <password>{secret}</password>\n</server>",
+            body(12) + "#2",
+        ),
+        ("gradle", "ossrhUsername=ada\nossrhPassword={secret}", body(16)),
+        (
+            "terraform",
+            'credentials "app.terraform.io" {{\n  token = "{secret}"\n}}',
+            body(14) + ".atlasv1." + body(67),
+        ),
+        ("hex", "export HEX_API_KEY={secret}", body(32, HEX)),
+        # --- chat bots and webhooks ---
+        ("telegram", "BOT_TOKEN={secret}", telegram(body(10, string.digits))),
+        (
+            "telegram",
+            "my telegram bot token is {secret} can you check it",
+            telegram("6" + body(9, string.digits)),
+        ),
+        (
+            "telegram",
+            "curl https://api.telegram.org/bot{secret}/getUpdates",
+            telegram(body(9, string.digits)),
+        ),
+        (
+            "discord",
+            "client.run('{secret}')",
+            discord("MT"),
+        ),
+        (
+            "discord_webhook",
+            "post to {secret}",
+            "https://discord.com/api/webhooks/" + body(18, string.digits) + "/" + body(68, URLSAFE),
+        ),
+        (
+            "slack_bot",
+            "SLACK_BOT_TOKEN={secret}",
+            "xoxb-" + body(12, string.digits) + "-" + body(13, string.digits) + "-" + body(24),
+        ),
+        (
+            "slack_user",
+            "use the user token {secret} for search",
+            "xoxp-" + body(12, string.digits) + "-" + body(24),
+        ),
+        (
+            "slack_app",
+            "app-level token: {secret}",
+            "xapp-1-A" + body(10, UPPER_ALNUM) + "-" + body(13, string.digits) + "-" + body(64, HEX),
+        ),
+        (
+            "slack_webhook",
+            'curl -X POST -d \'{{"text":"hi"}}\' {secret}',
+            "https://hooks.slack.com/services/T"
+            + body(8, UPPER_ALNUM)
+            + "/B"
+            + body(8, UPPER_ALNUM)
+            + "/"
+            + body(24),
+        ),
+        (
+            "teams_webhook",
+            "Teams incoming webhook: {secret}",
+            "https://acme.webhook.office.com/webhookb2/"
+            + uuid4()
+            + "@"
+            + uuid4()
+            + "/IncomingWebhook/"
+            + body(32, HEX)
+            + "/"
+            + uuid4(),
+        ),
+        ("twitch", "PASS {secret}\nNICK ada_bot", "oauth:" + body(30, LOWER_ALNUM)),
+        ("mattermost", "MM_BOT_TOKEN={secret}", body(26, LOWER_ALNUM)),
+        ("line", "LINE_CHANNEL_ACCESS_TOKEN={secret}", body(171, B64) + "="),
+        ("meta", "WhatsApp access token {secret}", "EAAG" + body(180)),
+        ("matrix", "access_token: {secret}", "syt_YWRh_" + body(20) + "_" + body(6)),
+        ("bot_framework", "MicrosoftAppPassword={secret}", body(40, URLSAFE + "~.")),
+        # --- clouds and service accounts ---
+        ("aws", "aws_access_key_id = {secret}", "AKIA" + body(16, UPPER32)),
         ("aws", "aws_secret_access_key = {secret}", body(40, B64)),
-        ("github", "push with {secret}", "ghp_" + body(36)),
-        ("github", "fine-grained token {secret}", "github_pat_" + body(22) + "_" + body(59)),
-        ("gitlab", "GitLab PAT: {secret}", "glpat-" + body(20, URLSAFE)),
-        ("slack", "bot token {secret}", "xoxb-" + body(12, string.digits) + "-" + body(24)),
+        ("aws", "export AWS_SESSION_TOKEN={secret}", "IQoJb3JpZ2luX2VjE" + body(300, B64)),
+        ("gcp_sa", "here is the key file:\n" + sa_template.replace(sa_pem, "{secret}"), sa_pem),
         (
-            "slack",
-            "post alerts to {secret}",
-            "https://hooks.slack.com/services/T" + body(8) + "/B" + body(8) + "/" + body(24),
+            "gcp_sa_key_id",
+            "here is the key file:\n" + sa_template.replace(key_id, "{secret}"),
+            key_id,
         ),
-        ("google", "Maps key {secret}", "AIza" + body(35, URLSAFE)),
-        ("google", "OAuth client secret {secret}", "GOCSPX-" + body(28, URLSAFE)),
-        ("jwt", "session cookie {secret}", _jwt()),
-        ("pem", "deploy key:\n{secret}\nuse it for prod", _pem("RSA ")),
-        ("pem", "{secret}", _pem("OPENSSH ")),
-        ("bearer", "curl -H 'Authorization: Bearer {secret}' https://api.example.com", body(40, URLSAFE)),
+        ("gcp_sa_b64", "GOOGLE_CREDENTIALS_B64: {secret}", sa_b64),
+        ("gcp_sa_b64", "echo {secret} | base64 -d > key.json", sa_b64),
+        ("gcp_api", 'const firebaseConfig = {{ apiKey: "{secret}" }}', "AIza" + body(35, URLSAFE)),
+        ("gcp_oauth", "Authorization header was ya29 token {secret}", "ya29.a0" + body(120, URLSAFE)),
+        ("gcp_oauth", "refresh_token: {secret}", "1//0" + body(60, URLSAFE)),
+        ("gcp_oauth", '"client_secret": "{secret}"', "GOCSPX-" + body(28, URLSAFE)),
+        ("gcs_hmac", "HMAC access id {secret}", "GOOG1E" + body(55, UPPER_ALNUM)),
         (
-            "basic",
-            "Authorization: Basic {secret}",
-            base64.b64encode(f"admin:{body(12)}".encode()).decode(),
-        ),
-        ("url", "DATABASE_URL=postgres://app_user:{secret}@db.internal:5432/prod", body(16)),
-        ("url", "connect with mysql://root:{secret}@localhost/shop", "Hunter2Pass" + body(4)),
-        ("url", "git remote add origin https://deploy:{secret}@git.example.com/team/repo.git", body(20)),
-        ("url", "mongodb+srv://admin:{secret}@cluster0.abcde.mongodb.net/test", body(18)),
-        ("url", "cache at redis://:{secret}@cache:6379/0", body(24)),
-        (
-            "azure",
+            "azure_storage",
             "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={secret};EndpointSuffix=core.windows.net",
-            _azure_key,
+            body(76, B64) + "+ASt" + body(6, B64) + "==",
         ),
         (
-            "azure",
+            "azure_sas",
             "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&sig={secret}",
             body(30) + "%2B" + body(10) + "%3D",
         ),
-        ("npm", "//registry.npmjs.org/:_authToken {secret}", "npm_" + body(36)),
-        ("huggingface", "HF token {secret}", "hf_" + body(34)),
-        ("sendgrid", "SendGrid: {secret}", "SG." + body(22, URLSAFE) + "." + body(43, URLSAFE)),
-        ("twilio", "TWILIO_AUTH_TOKEN={secret}", body(32, HEX)),
-        ("twilio", "Twilio auth token: {secret}", _twilio),
-        ("twilio", "Twilio API key {secret}", "SK" + body(32, HEX)),
-        ("mailchimp", "Mailchimp key {secret}", body(32, HEX) + "-us12"),
-        ("card", "Visa {secret} exp 12/29", " ".join(_visa[i : i + 4] for i in range(0, 16, 4))),
-        ("card", "card: {secret}", "-".join(_mastercard[i : i + 4] for i in range(0, 16, 4))),
-        ("card", "amex {secret}", _amex),
         (
-            "discord",
-            "Discord bot token {secret}",
-            "M" + body(25) + "." + body(6, URLSAFE) + "." + body(38, URLSAFE),
+            "azure_sp",
+            '{{\n  "appId": "{app}",\n  "password": "{secret}",\n  "tenant": "{app}"\n}}'.replace(
+                "{app}", uuid4()
+            ),
+            body(3) + "8Q~" + body(34, URLSAFE + "~."),
         ),
         (
-            "discord",
-            "webhook {secret}",
-            "https://discord.com/api/webhooks/" + body(18, string.digits) + "/" + body(68, URLSAFE),
+            "azure_client_secret",
+            "the client secret from the portal: {secret}",
+            body(3) + "8Q~" + body(34, URLSAFE + "~."),
         ),
-        ("telegram", "bot token {secret}", body(10, string.digits) + ":AA" + body(33, URLSAFE)),
-        ("pypi", "upload with {secret}", "pypi-AgEIcHlwaS5vcmc" + body(60, URLSAFE)),
-        ("shopify", "Shopify admin token {secret}", "shpat_" + body(32, HEX)),
-        ("digitalocean", "DO token {secret}", "dop_v1_" + body(64, HEX)),
-        ("vault", "VAULT_TOKEN={secret}", "hvs." + body(24)),
+        (
+            "azure_devops",
+            "git clone https://ada:{secret}@dev.azure.com/acme/proj/_git/repo",
+            body(52, "abcdefghijklmnopqrstuvwxyz234567"),
+        ),
+        (
+            "azure_openai",
+            "curl -H 'api-key: {secret}' https://acme.openai.azure.com/openai/deployments",
+            body(32, HEX),
+        ),
+        ("alibaba", "ALIBABA_CLOUD_ACCESS_KEY_ID={secret}", "LTAI5t" + body(18)),
+        ("tencent", "SecretId: {secret}", "AKID" + body(32)),
+        ("digitalocean", "doctl auth init -t {secret}", "dop_v1_" + body(64, HEX)),
+        ("heroku", "HEROKU_API_KEY={secret}", "HRKU-AA" + body(58, URLSAFE)),
+        ("heroku_legacy", "heroku api key {secret}", uuid4()),
+        ("cloudflare", "export CLOUDFLARE_API_TOKEN={secret}", body(40, URLSAFE)),
+        ("flyio", "FLY_API_TOKEN={secret}", "FlyV1 fm2_" + body(200, B64)),
+        ("vercel", "VERCEL_TOKEN={secret}", body(24)),
+        ("netlify", "netlify token {secret}", "nfp_" + body(36)),
+        ("supabase", "supabase login --token {secret}", "sbp_" + body(40, HEX)),
+        ("ibm", '{{"apikey": "{secret}", "iam_apikey_name": "ci"}}', body(44, URLSAFE)),
+        (
+            "kube_token",
+            "users:\n- name: ci\n  user:\n    token: {secret}",
+            jwt('{"iss":"kubernetes/serviceaccount"}', "RS256"),
+        ),
+        ("kube_key", "    client-key-data: {secret}", kube_key),
+        ("vault", "VAULT_TOKEN={secret}", "hvs." + body(90, URLSAFE)),
+        ("doppler", "DOPPLER_TOKEN={secret}", "dp.st.prd." + body(43)),
+        ("onepassword", "OP_SERVICE_ACCOUNT_TOKEN={secret}", "ops_eyJ" + body(200, URLSAFE)),
+        ("pulumi", "pulumi login with {secret}", "pul-" + body(40, HEX)),
+        ("databricks", "DATABRICKS_TOKEN={secret}", "dapi" + body(32, HEX)),
+        ("grafana", "grafana service account token {secret}", "glsa_" + body(32) + "_" + body(8, HEX)),
+        ("sentry", "SENTRY_AUTH_TOKEN={secret}", "sntrys_eyJ" + body(120, URLSAFE)),
+        ("newrelic", "NEW_RELIC_API_KEY={secret}", "NRAK-" + body(27, UPPER_ALNUM)),
+        ("datadog", "DD_API_KEY={secret}", body(32, HEX)),
+        # --- model providers and code hosts ---
+        ("openai", "My OpenAI key is {secret}, keep it safe.", "sk-proj-" + body(48)),
+        ("anthropic", "ANTHROPIC_API_KEY={secret}", "sk-ant-api03-" + body(93, URLSAFE) + "AA"),
+        ("anthropic_admin", "admin key {secret}", "sk-ant-admin01-" + body(93, URLSAFE) + "AA"),
+        ("openrouter", "OPENROUTER_API_KEY={secret}", "sk-or-v1-" + body(64, HEX)),
         ("groq", "groq key {secret}", "gsk_" + body(52)),
-        ("env", "DB_PASSWORD={secret}", "Tr0ub4dor&3x"),
-        ("env", "export PAYMENTS_SECRET={secret}", body(24)),
-        ("json", '{{"api_key": "{secret}", "region": "eu"}}', body(32)),
-        ("yaml", "auth:\n  client_secret: {secret}\n  scope: read", body(30, URLSAFE)),
-        ("prose", "the wifi password: {secret}", "Tr0ub4dor&3"),
-        ("header", "x-api-key: {secret}", body(40)),
-        ("heroku", "HEROKU_API_KEY={secret}", "a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b"),
-        ("python", 'client = Client(token="{secret}")', body(28)),
+        ("huggingface", "huggingface-cli login --token {secret}", "hf_" + body(34)),
+        ("replicate", "export REPLICATE_API_TOKEN={secret}", "r8_" + body(37)),
+        ("mistral", "MISTRAL_API_KEY={secret}", body(32)),
+        ("github", "git push https://{secret}@github.com/acme/app.git", "ghp_" + body(36)),
+        ("github", "fine-grained token {secret}", "github_pat_" + body(22) + "_" + body(59)),
+        ("github_oauth", "gh auth status shows token {secret}", "gho_" + body(36)),
+        ("gitlab", "GitLab PAT: {secret}", "glpat-" + body(20, URLSAFE)),
+        ("gitlab_runner", "gitlab-runner register --token {secret}", "glrt-" + body(20, URLSAFE)),
+        ("bitbucket", "Bitbucket app password {secret}", "ATBB" + body(32)),
+        ("atlassian", "JIRA_API_TOKEN={secret}", "ATATT3xFfGF0" + body(180, URLSAFE)),
+        # --- payments, mail, workspaces ---
+        ("stripe", "Charge with {secret} in production.", "sk_" + "live_" + body(24)),
+        ("stripe", "the restricted key is {secret}", "rk_" + "live_" + body(24)),
+        ("stripe", "STRIPE_WEBHOOK_SECRET={secret}", "whsec_" + body(32)),
+        ("square", "SQUARE_ACCESS_TOKEN={secret}", "EAAA" + body(60, URLSAFE)),
+        (
+            "braintree",
+            "gateway = braintree.BraintreeGateway(access_token='{secret}')",
+            "access_token$production$" + body(16, LOWER_ALNUM) + "$" + body(32, HEX),
+        ),
+        ("shopify", "Shopify admin token {secret}", "shpat_" + body(32, HEX)),
+        ("twilio", "TWILIO_AUTH_TOKEN={secret}", body(32, HEX)),
+        ("twilio", "Twilio API key {secret}", "SK" + body(32, HEX)),
+        ("sendgrid", "SendGrid: {secret}", "SG." + body(22, URLSAFE) + "." + body(43, URLSAFE)),
+        ("mailgun", "mailgun key {secret}", "key-" + body(32, HEX)),
+        ("mailchimp", "Mailchimp key {secret}", body(32, HEX) + "-us12"),
+        ("notion", "NOTION_TOKEN={secret}", "ntn_" + body(11, string.digits) + body(35)),
+        ("airtable", "airtable pat {secret}", "pat" + body(14) + "." + body(64, HEX)),
+        ("figma", "X-Figma-Token: {secret}", "figd_" + body(40, URLSAFE)),
+        ("linear", "linear api key {secret}", "lin_api_" + body(40)),
+        ("postman", "postman key {secret}", "PMAK-" + body(24, HEX) + "-" + body(34, HEX)),
     ]
-]
+    return [(kind, text.format(secret=secret), secret) for kind, text, secret in cases]
 
-NEAR_MISSES: list[str] = [
-    "Fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b, see a1b2c3d.",
-    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-    "md5 = d41d8cd98f00b204e9800998ecf8427e",
-    "nginx@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31",
-    '"etag": "33a64df551425fcc55e4d42a148795d9f25f89d4"',
-    "request id 550e8400-e29b-41d4-a716-446655440000 failed",
-    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@laptop",
-    "token = tokenizer.encode(text)",
-    "password = getpass.getpass()",
-    "api_key = os.environ['OPENAI_API_KEY']",
-    "secret = settings.secret_key",
-    "def rotate_secret(secret_name: str, new_password: str) -> None:",
-    "if token == expected_token: return True",
-    "Upgraded numpy from 1.26.4 to 2.0.0rc1 and torch==2.3.1+cu121.",
-    "pip install transformers==4.41.2",
-    "ISBN 978-0-306-40615-7 and ISBN-10 0-306-40615-2",
-    "Call me at +1 (415) 555-0132 or +44 20 7946 0958.",
-    "IBAN DE89 3704 0044 0532 0130 00",
-    "order 4111 1111 1111 1112 (not a valid card)",
-    "epoch millis 1700000000123",
-    "Pneumonoultramicroscopicsilicovolcanoconiosis beats antidisestablishmentarianism.",
-    "AbstractSingletonProxyFactoryBean implements BeanFactoryAware",
-    "https://docs.python.org/3/library/secrets.html#module-secrets",
-    "http://localhost:8080/api/v1/tokens?page=2",
-    "mailto:support@example.com",
-    "The password: it must be at least twelve characters long.",
-    "Remember to rotate your password every 90 days.",
-    "I forgot my password again, reset it please.",
-    "The secret: the meeting moved to Friday.",
-    "Set max_tokens=1500 and chunk tokens: 256.",
-    "The token_count is 4096 for this model.",
-    "OPENAI_API_KEY=<your-key-here>",
-    "password: ${DB_PASSWORD}",
-    'api_key = "YOUR_API_KEY"',
-    "primary key: user_id",
-    "fe80::1ff:fe23:4567:890a and 2024-03-15T10:30:00Z",
-    "Tracking number 1Z999AA10123456784",
-    "Use scikit-learn (sklearn), not sk-learn.",
-    "color #ff5733 on #1e1e1e",
-    "He was the bearer of bad news.",
-    "Token ring networks were common in the 1990s.",
-    "kubectl get secret db-creds -o yaml",
-    "The AKIA prefix marks AWS keys.",
-    "The secret password for the garage door is tangerine.",
-]
+
+SECRETS = secrets()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.redaction.shapes import TOKEN_KINDS
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nabc+/=\n-----END RSA PRIVATE KEY-----"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
@@ -25,6 +28,10 @@ CASES: list[tuple[str, str]] = [
     ("postgres://app:pa55word@db:5432/x", "postgres://app:[REDACTED:password]@db:5432/x"),
     ("card 4111 1111 1111 1111 ok", "card [REDACTED:card_number] ok"),
     ("a=1;AccountKey=Zm9vYmFy/YmF6cXV4MTIz==;x=1", "a=1;AccountKey=[REDACTED:secret];x=1"),
+    ("The garage door password is tangerine.", "The garage door password is [REDACTED:password]."),
+    ("my password is hunter2", "my password is [REDACTED:password]"),
+    ("docker login -u ada -p Sup3rS3cret quay.io", "docker login -u ada -p [REDACTED:password] quay.io"),
+    ("<password>s3cr3tPassw0rd</password>", "<password>[REDACTED:secret]</password>"),
 ]
 
 
@@ -38,7 +45,7 @@ def test_each_kind_of_secret_is_replaced_once(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "The secret password for the garage door is tangerine.",
+        "The password for the garage door is set in the app.",
         "Set max_tokens=1500 and chunk tokens: 256.",
         "I asked for a skeleton key sketch (sk-etch).",
         "The AKIA prefix marks AWS keys.",
@@ -54,3 +61,8 @@ def test_several_secrets_are_all_counted() -> None:
     result = redact("password=hunter2 and token: Zx81qLm0pW3v and AKIAIOSFODNN7EXAMPLE")
     assert result.text == "password=[REDACTED:secret] and token: [REDACTED:secret] and [REDACTED:aws_key]"
     assert result.count == 3
+
+
+def test_the_redaction_page_names_every_kind_of_shape() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "redaction.md").read_text(encoding="utf-8")
+    assert sorted(kind for kind, _ in TOKEN_KINDS if f"`{kind}`" not in page) == []

@@ -1,22 +1,30 @@
-"""The secret corpus: at least 95% of the fake secrets are redacted, at most 5% of near-misses touched."""
+"""The secret corpus: every kind a developer pastes is redacted, and no near-miss is touched.
+
+The corpus is drawn from several seeds, so a pattern that holds for one random draw and not
+for another (a generated value that happens to hold no digit) fails here.
+"""
 
 from __future__ import annotations
 
+import pytest
+
 from hybrid_memory.service.redaction import redact
-from tests.unit.secret_corpus import NEAR_MISSES, SECRETS
+from tests.unit.near_miss_corpus import NEAR_MISSES
+from tests.unit.secret_corpus import SECRETS, SEED, secrets
 
 
 def test_the_corpus_is_large_and_covers_many_kinds() -> None:
-    assert len(SECRETS) >= 40
-    assert len(NEAR_MISSES) >= 40
-    assert len({kind for kind, _, _ in SECRETS}) >= 25
+    assert len(SECRETS) >= 200
+    assert len(NEAR_MISSES) >= 140
+    assert len({kind for kind, _, _ in SECRETS}) >= 150
 
 
-def test_at_least_95_percent_of_secrets_are_redacted() -> None:
-    missed = [kind for kind, text, secret in SECRETS if secret in redact(text).text]
-    assert (len(SECRETS) - len(missed)) / len(SECRETS) >= 0.95, missed
+@pytest.mark.parametrize("seed", [SEED, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+def test_every_secret_in_the_corpus_is_redacted(seed: int) -> None:
+    missed = [(kind, text) for kind, text, secret in secrets(seed) if secret in redact(text).text]
+    assert missed == []
 
 
-def test_at_most_5_percent_of_near_misses_are_touched() -> None:
-    touched = [text for text in NEAR_MISSES if redact(text).text != text]
-    assert len(touched) / len(NEAR_MISSES) <= 0.05, touched
+def test_no_near_miss_is_touched() -> None:
+    touched = [(text, redact(text).text) for text in NEAR_MISSES if redact(text).text != text]
+    assert touched == []

@@ -4,6 +4,11 @@ Our own format is read more than once: here to validate every line (keeping only
 and counts, so a large export with embeddings is never held in memory), then by the
 writer, which trusts it (once for the memories' context, once to write). A
 ``memory.jsonl`` is small and converted whole.
+
+Every item the writer reads has its secrets redacted, as the tools redact what they
+store: a file made by another server, or by a version of ours that knew fewer kinds of
+secret, stores no secret here. A memory whose text changed loses the file's embedding,
+which was made from the secret, and is embedded again.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from hybrid_memory.models import Memory, Note, Scope
+from hybrid_memory.service.redaction import redact
 from hybrid_memory.transfer.format import (
     MAX_PROBLEMS,
     EmbeddingInfo,
@@ -71,7 +77,7 @@ def read_plan(path: Path, source: SourceFormat | None, scope: Scope) -> ImportPl
                 embedding=None,
                 scopes=[scope] if entries else [],
                 counts={"memory": 0, "note": len(notes), "link": len(links)},
-                entries=lambda: iter(entries),
+                entries=lambda: map(redacted, entries),
             )
         return _read_export(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -148,13 +154,26 @@ def _read_export(path: Path) -> ImportPlan:
         embedding=header.embedding,
         scopes=sorted(declared, key=lambda s: (s.project, s.user)),
         counts=counts,
-        entries=lambda: _entries(path),
+        entries=lambda: map(redacted, _entries(path)),
         outside=outside,
     )
 
 
 def _line_number(problem: str) -> int:
     return int(problem.split(":", 1)[0].removeprefix("line "))
+
+
+def redacted(entry: Entry) -> Entry:
+    """``entry`` with its text and tags redacted; a memory whose text changed loses its vector."""
+    item, embedding = entry
+    if isinstance(item, Memory | Note):
+        field_name = "text" if isinstance(item, Memory) else "content"
+        text = getattr(item, field_name)
+        clean, tags = redact(text).text, [redact(tag).text for tag in item.tags]
+        if clean != text or tags != item.tags:
+            item = item.model_copy(update={field_name: clean, "tags": tags})
+            embedding = None if clean != text else embedding
+    return item, embedding
 
 
 def _entries(path: Path) -> Iterator[Entry]:
