@@ -33,7 +33,7 @@ from hybrid_memory.evaluation.baselines import bm25_rankings
 from hybrid_memory.evaluation.lme_runner import session_messages
 from hybrid_memory.evaluation.longmemeval import QUESTION_TYPES, Item, load_longmemeval, summarise
 from hybrid_memory.models import MessageIn, Scope
-from hybrid_memory.service import MemoryService, ThreadDraft
+from hybrid_memory.service import MemoryService, ThreadDraft, indexer
 from hybrid_memory.service.recall import Recaller, RecallOptions, recall_config
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import load_settings
@@ -128,10 +128,16 @@ async def main(argv: list[str]) -> int:
     parser.add_argument(
         "--items", type=int, metavar="N", help="only the first N items, dealt round-robin over types"
     )
+    parser.add_argument("--start", type=int, default=0, help="skip the first N (a second ingesting process)")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--own-vectors", action="store_true", help="ingest without the previous turn's tail in dense vectors"
+    )
     args = parser.parse_args(argv)
+    if args.own_vectors:
+        indexer.CONTEXT_WEIGHT = 0.0
     os.environ.setdefault("HYBRID_MEMORY_LOG_LEVEL", "WARNING")
-    items = spread(load_longmemeval(args.path))[: args.items]
+    items = spread(load_longmemeval(args.path))[args.start : args.items]
     rankings: dict[str, dict[str, list[str]]] = {name: {} for name in args.variants}
     timings: dict[str, list[float]] = {}
     for number, item in enumerate(items, 1):

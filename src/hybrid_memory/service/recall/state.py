@@ -24,7 +24,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
-from hybrid_memory.service.recall import dates
+from hybrid_memory.service.recall import dates, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 
 
@@ -121,7 +121,7 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
         state.fused = ranking.score_fusion(state.channels, weights)
     if config.question_factor < 1.0:
         state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
-    questions = _questions(state) if config.answers_first else {}
+    questions = _questions(state, pure=config.pure_questions) if config.answers_first else {}
     if config.own_words_first:
         prev_of = {
             i: p for i, m in state.memories.items() if (p := m.prev_id) is not None and p not in questions
@@ -130,15 +130,19 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if questions:
         after = {m.next_id: q for q, m in questions.items() if m.next_id is not None}
         state.fused = ranking.answers_first(state.fused, after)
+    speaker = speakers.asks_about(state.query) if config.speakers < 1.0 else None
+    if speaker is not None:
+        roles = {i: m.role for i, m in state.memories.items() if m.kind is MemoryKind.MESSAGE}
+        state.fused = speakers.prefer(state.fused, roles, speaker, config.speakers)
     named = dates.periods(state.query) if config.dates > 0 else []
     if named:
         inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
         state.fused = dates.lift(state.fused, inside, config.dates)
 
 
-def _questions(state: RecallState) -> dict[str, Memory]:
-    """The candidates that are turns asking a question, by id."""
-    return {i: m for i, m in state.memories.items() if _asks(m)}
+def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
+    """The candidates that are turns asking a question (``pure``: and stating nothing), by id."""
+    return {i: m for i, m in state.memories.items() if _asks(m) and (not pure or speakers.only_asks(m.text))}
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
