@@ -75,7 +75,8 @@ def table(name: str, own: list[dict[str, Any]], foreign: list[dict[str, Any]]) -
     hit5 = sum(1 for r in own if set(r["hits"]) & set(r["evidence"])) / len(own)
     lines = [
         f"{name}: {len(own)} questions of their own memory (hit@5 {hit5:.3f}), {len(foreign)} of another's",
-        "| match at least | foreign: no hit as strong | own: evidence in first 5 as strong | own: any hit as strong |",
+        "| match at least | foreign: none as strong | own: evidence in top 5, as strong "
+        "| own: any as strong |",
         "|---|---|---|---|",
     ]
     for t in THRESHOLDS:

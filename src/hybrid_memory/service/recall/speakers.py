@@ -26,13 +26,13 @@ USER, ASSISTANT = "user", "assistant"
 # Requests to the assistant ("can you remind me", "do you remember") address it without
 # asking about anything it said.
 _REQUEST = re.compile(
-    r"\b(?:can|could|would|will|do|did)\s+you\s+(?:please\s+)?"
+    r"\b(?:can|could|would|will|do)\s+you\s+(?:please\s+)?"
     r"(?:remind|remember|recall|tell|help|give|list|check|find|suggest|recommend|say|know)\b",
     re.IGNORECASE,
 )
 # The asker points at what the assistant said earlier: "you recommended", "our previous chat".
 _ITS_WORDS = re.compile(
-    r"\byou\s+(?:\w+\s+)?(?:said|told|mentioned|recommended|suggested|gave|provided|listed|shared|explained)\b"
+    r"\byou\s+(?:\w+\s+)?(?:sa(?:y|id)|t(?:ell|old)|g(?:ive|ave)|(?:mention|recommend|suggest|provide|list|share|explain)(?:ed)?)\b"
     r"|\b(?:our|the)\s+(?:previous|last|earlier|past)\s+(?:conversation|chat|discussion|session)s?\b"
     r"|\bwe\s+(?:talked|discussed|chatted|spoke)\b",
     re.IGNORECASE,
@@ -49,9 +49,9 @@ STATEMENT_WORDS = 5
 
 def asks_about(query: str) -> str | None:
     """The speaker whose statements ``query`` asks for: ``"user"``, ``"assistant"`` or None (either)."""
-    if _ITS_WORDS.search(query):
-        return ASSISTANT
     rest = _REQUEST.sub(" ", query)
+    if _ITS_WORDS.search(rest):
+        return ASSISTANT
     second = _SECOND.search(rest) is not None
     first = _I.search(rest) is not None or _ME.search(rest) is not None
     if second and not first:
