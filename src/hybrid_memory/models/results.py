@@ -99,6 +99,10 @@ class RecallHit(BaseModel):
         description="how well its own text matched, 0..1 on the same scale in every query "
         "(what min_score compares); 0 for a turn or note found only next to another hit",
     )
+    weak: bool = Field(
+        default=False,
+        description="match below the server's level for a real match: probably unrelated to the query",
+    )
     recency: float
     pinned: bool = False
     private: bool = False

@@ -91,11 +91,20 @@ def hit_line(hit: RecallHit, explain: bool = False) -> str:
 
 
 def recall_text(result: RecallResult, explain: bool = False, omitted: int = 0) -> str:
-    lines = [hit_line(h, explain) for h in result.results] or ["No memories matched."]
+    """The hits that match, then, under a line that says so, the weak ones (probably unrelated)."""
+    strong = [hit_line(h, explain) for h in result.results if not h.weak]
+    weak = [hit_line(h, explain) for h in result.results if h.weak]
+    if weak:
+        strong.append(WEAK_HEADER if strong else NOTHING_STRONG)
+    lines = [*strong, *weak] or ["No memories matched."]
     if result.skipped_channels:
         lines.append(f"Not searched: {_counts_text(result.skipped_channels)}.")
     lines.append(omitted_line(omitted, "hits"))
     return _lines(lines)
+
+
+WEAK_HEADER = "Weak matches, probably unrelated:"
+NOTHING_STRONG = "Nothing stored matches this well. Weak matches, probably unrelated:"
 
 
 def _counts_text(reasons: dict[str, str]) -> str:

@@ -94,6 +94,8 @@ class RecallConfig(BaseModel):
     """Weight of a term borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
     feedback_docs: int = Field(default=5, ge=1, le=50)
     """How many of the first round's best candidates lend their words."""
+    strong_match: float = Field(default=0.0, ge=0, le=1)
+    """Hits whose ``match`` is below this are marked weak (probably unrelated) in what the model reads."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -141,7 +143,7 @@ _FINAL_FIELDS = {
     "recency_half_life_days": "half_life_days",
 }
 _ADJACENT_FIELDS = {"adjacent_share": "share", "adjacent_top": "top"}
-_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first", "feedback")
+_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first", "feedback", "speakers", "strong_match")
 
 
 def recall_config(settings: RankingSettings, *, timeout_s: float) -> RecallConfig:

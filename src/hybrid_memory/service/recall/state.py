@@ -68,6 +68,8 @@ class RecallState:
     """Closed note id -> the note that superseded or contradicted it."""
     matches: dict[str, float] = field(default_factory=dict)
     """Shown hit id -> ``ranking.match_strength`` of its own channel scores."""
+    strong_match: float = 0.0
+    """The least ``match`` of a hit that is not marked weak."""
 
     @property
     def want_notes(self) -> bool:
@@ -107,6 +109,7 @@ def plan(
         flt=flt,
         note_flt=note_flt,
         candidates=max(config.candidates, options.limit * 4),
+        strong_match=config.strong_match,
     )
 
 
@@ -183,6 +186,7 @@ def render(state: RecallState) -> RecallResult:
         memory = state.memories[r.id]
         hit = _hit(memory, r, state.successors.get(r.id))
         hit.match = round(state.matches.get(r.id, 0.0), 6)
+        hit.weak = hit.match < state.strong_match
         if state.options.context:
             hit.context_before = _turn(state.memories.get(memory.prev_id or ""))
             hit.context_after = _turn(state.memories.get(memory.next_id or ""))
