@@ -136,6 +136,9 @@ VARIANTS.update(
         ),
         "dense 0.45": _set(dense=ChannelConfig(weight=0.45, floor=0.3, ceiling=0.8)),
         "dense 0.15": _set(dense=ChannelConfig(weight=0.15, floor=0.3, ceiling=0.8)),
+        "+ outcomes": _set(outcomes=True),
+        "speakers 0.8, pure questions, outcomes": _set(speakers=0.8, pure_questions=True, outcomes=True),
+        "speakers 0.7, pure questions, outcomes": _set(speakers=0.7, pure_questions=True, outcomes=True),
         **{f"speakers {f}": _set(speakers=f) for f in (0.9, 0.8, 0.7, 0.5)},
         **{
             f"speakers {f}, pure questions": _set(speakers=f, pure_questions=True)

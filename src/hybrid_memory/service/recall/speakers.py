@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from hybrid_memory import ranking
+from hybrid_memory.models import Memory, MemoryKind
 
 USER, ASSISTANT = "user", "assistant"
 
@@ -82,4 +83,23 @@ def prefer(
         for f in fused
     ]
     out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+    return out
+
+
+def replies_to(memories: Mapping[str, Memory], speaker: str) -> dict[str, str]:
+    """Each candidate turn of ``speaker`` -> the other speaker's candidate turn that replies to it.
+
+    The reply's message is found through its chunks' chain (``prev_id``) as far as its chunks are
+    loaded; a reply whose first chunk is not among the candidates is left out.
+    """
+    out: dict[str, str] = {}
+    for reply_id, reply in memories.items():
+        if reply.kind is not MemoryKind.MESSAGE or reply.role in (None, speaker):
+            continue
+        current: Memory | None = reply
+        while current is not None and current.chunk_index > 0:
+            current = memories.get(current.prev_id or "")
+        said = memories.get(current.prev_id or "") if current is not None else None
+        if said is not None and said.role == speaker and said.kind is MemoryKind.MESSAGE:
+            out.setdefault(said.id, reply_id)
     return out

@@ -24,7 +24,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
-from hybrid_memory.service.recall import dates, speakers
+from hybrid_memory.service.recall import dates, outcomes, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 
 
@@ -133,14 +133,43 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if questions:
         after = {m.next_id: q for q, m in questions.items() if m.next_id is not None}
         state.fused = ranking.answers_first(state.fused, after)
+    if config.outcomes and outcomes.asks_outcome(state.query):
+        threads = {
+            i: m.thread_id for i, m in state.memories.items() if m.kind is MemoryKind.MESSAGE and m.thread_id
+        }
+        state.fused = outcomes.last_word_first(
+            state.fused, threads, lambda b, a: _after(state.memories, b, a)
+        )
     speaker = speakers.asks_about(state.query) if config.speakers < 1.0 else None
     if speaker is not None:
         roles = {i: m.role for i, m in state.memories.items() if m.kind is MemoryKind.MESSAGE}
         state.fused = speakers.prefer(state.fused, roles, speaker, config.speakers)
+        if speaker == speakers.USER:
+            # What the user said takes the place of the reply that echoes it (answers first, reversed).
+            state.fused = ranking.answers_first(state.fused, speakers.replies_to(state.memories, speaker))
     named = dates.periods(state.query) if config.dates > 0 else []
     if named:
         inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
         state.fused = dates.lift(state.fused, inside, config.dates)
+
+
+CHAIN_STEPS = 12
+"""How far along a thread's chain of loaded turns ``_after`` looks for a later turn."""
+
+
+def _after(memories: dict[str, Memory], later: str, earlier: str) -> bool:
+    """Whether turn ``later`` comes after ``earlier`` in their thread: by time, else by the chain of turns."""
+    b, a = memories[later], memories[earlier]
+    if b.created_at != a.created_at:  # a session remembered with one date has one time for every turn
+        return b.created_at > a.created_at
+    current: Memory | None = a
+    for _ in range(CHAIN_STEPS):
+        if current is None or current.next_id is None:
+            return False
+        if current.next_id == later:
+            return True
+        current = memories.get(current.next_id)
+    return False
 
 
 def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
