@@ -137,6 +137,35 @@ VARIANTS.update(
         "dense 0.45": _set(dense=ChannelConfig(weight=0.45, floor=0.3, ceiling=0.8)),
         "dense 0.15": _set(dense=ChannelConfig(weight=0.15, floor=0.3, ceiling=0.8)),
         "+ outcomes": _set(outcomes=True),
+        **{
+            f"new {f}": _set(speakers=f, pure_questions=True, outcomes=True)
+            for f in (1.0, 0.99, 0.9, 0.8, 0.7, 0.6, 0.5)
+        },
+        "new 0.8, - own words first": _set(
+            speakers=0.8, pure_questions=True, outcomes=True, own_words_first=False
+        ),
+        "new 0.8, - context channel": _set(
+            speakers=0.8, pure_questions=True, outcomes=True, context=ChannelConfig(weight=0.0)
+        ),
+        "new 0.8, - answers first": _set(
+            speakers=0.8, pure_questions=True, outcomes=True, answers_first=False
+        ),
+        "new 0.8, + feedback 0.1": _set(speakers=0.8, pure_questions=True, outcomes=True, feedback=0.1),
+        "new 0.8, dense 0.45": _set(
+            speakers=0.8,
+            pure_questions=True,
+            outcomes=True,
+            dense=ChannelConfig(weight=0.45, floor=0.3, ceiling=0.8),
+        ),
+        "new 0.8, keyword 0.5, context 0.2": _set(
+            speakers=0.8,
+            pure_questions=True,
+            outcomes=True,
+            keyword=ChannelConfig(weight=0.5, saturation=5.0),
+            context=ChannelConfig(weight=0.2, saturation=5.0),
+        ),
+        "new 0.8, - dates": _set(speakers=0.8, pure_questions=True, outcomes=True, dates=0.0),
+        "new 0.8, rrf": _set(speakers=0.8, pure_questions=True, outcomes=True, fusion="rrf"),
         "speakers 0.8, pure questions, outcomes": _set(speakers=0.8, pure_questions=True, outcomes=True),
         "speakers 0.7, pure questions, outcomes": _set(speakers=0.7, pure_questions=True, outcomes=True),
         **{f"speakers {f}": _set(speakers=f) for f in (0.9, 0.8, 0.7, 0.5)},

@@ -190,7 +190,10 @@ BILLING_WEEK = thread(
     ("user", "We need to pick the database for the new billing service this week."),
     ("assistant", "Let me look at the current invoice schema first."),
     ("user", "Sure, the schema is in the shared drive under finance."),
-    ("assistant", "Decision: billing will use PostgreSQL 16 with logical replication to the reporting cluster."),
+    (
+        "assistant",
+        "Decision: billing will use PostgreSQL 16 with logical replication to the reporting cluster.",
+    ),
     ("user", "Great, and keep the invoice ids as UUIDs."),
     ("assistant", "Understood, I will keep UUIDs for invoice ids."),
     ("user", "Next week we should look at the reporting dashboards."),

@@ -1,7 +1,9 @@
 import pytest
 
+from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.ranking import Fused
-from hybrid_memory.service.recall.speakers import asks_about, only_asks, prefer
+from hybrid_memory.service.recall.outcomes import asks_outcome, last_word_first
+from hybrid_memory.service.recall.speakers import asks_about, only_asks, prefer, replies_to
 
 
 @pytest.mark.parametrize(
@@ -46,3 +48,62 @@ def test_turns_of_the_other_speaker_keep_a_share_of_their_relevance() -> None:
     roles = {"reply": "assistant", "said": "user", "note": None}
     out = prefer(fused, roles, "user", 0.8)
     assert [(f.id, f.relevance) for f in out] == [("said", 0.9), ("reply", 0.8), ("note", 0.5)]
+
+
+def _turn(i: str, role: str, prev: str | None, chunk: int = 0) -> Memory:
+    return Memory(
+        id=i,
+        kind=MemoryKind.MESSAGE,
+        text=i,
+        project="p",
+        thread_id="t",
+        role=role,
+        prev_id=prev,
+        chunk_index=chunk,
+    )
+
+
+def test_a_reply_is_traced_to_the_turn_it_answers_through_its_loaded_chunks() -> None:
+    memories = {
+        m.id: m
+        for m in (
+            _turn("said", "user", None),
+            _turn("reply0", "assistant", "said"),
+            _turn("reply1", "assistant", "reply0", chunk=1),
+            _turn("orphan1", "assistant", "orphan0", chunk=1),
+        )
+    }
+    assert replies_to(memories, "user") == {"said": "reply0"}
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("which database did we choose for billing?", True),
+        ("What did Caroline decide to do after the race?", True),
+        ("Which cocktail recipe did I end up making?", True),
+        ("When did Caroline go to the LGBTQ support group?", False),
+    ],
+)
+def test_a_query_about_what_was_chosen_asks_for_an_outcome(query: str, asks: bool) -> None:
+    assert asks_outcome(query) is asks
+
+
+def test_the_last_word_of_a_thread_takes_the_lead_from_the_turn_that_opened_it() -> None:
+    fused = [
+        Fused("opened", 1.0, {"keyword": 1}, {"keyword": 9.0}),
+        Fused("filler", 0.55, {"context": 1}, {"context": 5.0}),
+        Fused("settled", 0.25, {"keyword": 2}, {"keyword": 3.0}),
+        Fused("other", 0.2, {"keyword": 3}, {"keyword": 2.0}),
+    ]
+    threads = {"opened": "t", "filler": "t", "settled": "t", "other": "u"}
+    order = ["opened", "filler", "settled"]
+    out = last_word_first(
+        fused, threads, lambda b, a: a in order and b in order and order.index(b) > order.index(a)
+    )
+    assert [(f.id, f.relevance) for f in out] == [
+        ("settled", 1.0),
+        ("opened", 0.99),
+        ("filler", 0.55),
+        ("other", 0.2),
+    ]

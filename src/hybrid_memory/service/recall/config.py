@@ -86,9 +86,9 @@ class RecallConfig(BaseModel):
     """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
     answers_first: bool = True
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
-    pure_questions: bool = True
+    pure_questions: bool = False
     """Answers first only for a turn that asks and states nothing of its own (``speakers.only_asks``)."""
-    outcomes: bool = True
+    outcomes: bool = False
     """A question about what was chosen or decided takes a thread's last word first (``outcomes``)."""
     speakers: float = Field(default=1.0, ge=0, le=1)
     """Relevance kept by turns of the speaker a query does not ask about (``speakers.asks_about``); 1: off."""
