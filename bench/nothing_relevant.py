@@ -29,13 +29,24 @@ from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.evaluation.locomo import load_locomo
 from hybrid_memory.evaluation.longmemeval import load_longmemeval
-from hybrid_memory.models import Scope
-from hybrid_memory.service.recall import Recaller, RecallOptions
+from hybrid_memory.models import RecallResult, Scope
+from hybrid_memory.service.recall import Recaller, RecallOptions, state
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import load_settings
 from longmemeval_ablation import DEFAULT_DATASET as LME_DATASET
 from longmemeval_ablation import spread
 from recall_ablation import DEFAULT_DATASET as LOCOMO_DATASET
+
+_last_state: list[state.RecallState] = []
+_render = state.render
+
+
+def _keep(s: state.RecallState) -> RecallResult:
+    _last_state.append(s)
+    return _render(s)
+
+
+state.render = _keep  # the pipeline calls state.render: keep each query's state for its raw scores
 
 THRESHOLDS = (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 LIMIT = 5
@@ -63,9 +74,12 @@ async def ask(
                         "key": key,
                         "hits": [h.message_id for h in found.results],
                         "matches": [h.match for h in found.results],
+                        # The raw channel scores, to try other calibrations without asking again.
+                        "scores": [r.scores for r in _last_state[-1].ranked[:LIMIT]],
                         "evidence": list(evidence),
                     }
                 )
+                _last_state.clear()
     finally:
         await embedder.close()
     return rows

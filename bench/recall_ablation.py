@@ -138,6 +138,10 @@ VARIANTS.update(
         "dense 0.15": _set(dense=ChannelConfig(weight=0.15, floor=0.3, ceiling=0.8)),
         "+ outcomes": _set(outcomes=True),
         **{
+            f"speakers {f}, outcomes": _set(speakers=f, outcomes=True)
+            for f in (0.99, 0.9, 0.8, 0.7, 0.6, 0.5)
+        },
+        **{
             f"new {f}": _set(speakers=f, pure_questions=True, outcomes=True)
             for f in (1.0, 0.99, 0.9, 0.8, 0.7, 0.6, 0.5)
         },
