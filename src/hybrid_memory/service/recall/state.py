@@ -7,7 +7,7 @@ pure and tested with literal inputs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -67,9 +67,13 @@ class RecallState:
     successors: dict[str, str] = field(default_factory=dict)
     """Closed note id -> the note that superseded or contradicted it."""
     matches: dict[str, float] = field(default_factory=dict)
-    """Shown hit id -> ``ranking.match_strength`` of its own channel scores."""
+    """Shown hit id -> its ``match``."""
     strong_match: float = 0.0
     """The least ``match`` of a hit that is not marked weak."""
+    query_terms: frozenset[int] = frozenset()
+    """The query's keyword terms (BM25 indices), for each hit's share of them."""
+    terms: Callable[[str], Sequence[int]] | None = None
+    """A text's keyword terms, as the query's were made; None: ``match`` counts no words."""
 
     @property
     def want_notes(self) -> bool:
@@ -180,7 +184,6 @@ def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
 def rank(state: RecallState, config: RecallConfig) -> None:
     """Admissible candidates with their memory, mixed with recency and importance, one per message."""
     memories = state.memories
-    calibrations = config.calibrations()
     floor = state.options.min_score
     candidates = [
         f
@@ -188,7 +191,7 @@ def rank(state: RecallState, config: RecallConfig) -> None:
         if f.id in memories
         and admissible(memories[f.id], state.now, state.options)
         # A match is never below 0: under no floor, only the hits shown need theirs (below).
-        and (floor <= 0 or ranking.match_strength(f.scores, calibrations) >= floor)
+        and (floor <= 0 or match(state, f.id, f.scores, config) >= floor)
     ]
     ranked = ranking.final_scores(
         candidates,
@@ -202,7 +205,16 @@ def rank(state: RecallState, config: RecallConfig) -> None:
         ranked = ranking.history_last(ranked, closed)
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
     shown = state.ranked[: state.options.limit]
-    state.matches = {r.id: ranking.match_strength(r.scores, calibrations) for r in shown}
+    state.matches = {r.id: match(state, r.id, r.scores, config) for r in shown}
+
+
+def match(state: RecallState, item_id: str, scores: dict[str, float], config: RecallConfig) -> float:
+    """``ranking.match_strength`` of a candidate's own text: its share of the query's terms and its cosine."""
+    text = state.memories[item_id].text
+    coverage = ranking.term_coverage(state.query_terms, state.terms(text)) if state.terms else 0.0
+    return ranking.match_strength(
+        coverage, scores.get("dense"), config.dense.calibration if config.dense.enabled else None
+    )
 
 
 CONTEXT_CHARS = 240
