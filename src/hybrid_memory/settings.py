@@ -147,11 +147,11 @@ class RankingSettings(BaseSettings):
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Keyword feedback: the best hits' words join the query at this weight for a second keyword search
     (0: off; a second store round: about 5 ms a query at 700 memories, 11 ms at 10k)."""
-    speakers: float = Field(default=1.0, ge=0, le=1)
+    speakers: float = Field(default=0.5, ge=0, le=1)
     """Relevance kept by turns of the speaker a query does not ask about: a first-person question
     ("what is my sister allergic to?") asks for the user's own turns, one about the assistant's words
     ("what did you recommend?") for the assistant's (1: off)."""
-    strong_match: float = Field(default=0.0, ge=0, le=1)
+    strong_match: float = Field(default=0.4, ge=0, le=1)
     """Hits whose ``match`` is below this are marked weak (probably unrelated) in the text the model reads."""
 
 

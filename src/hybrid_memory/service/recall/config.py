@@ -88,15 +88,15 @@ class RecallConfig(BaseModel):
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
     pure_questions: bool = False
     """Answers first only for a turn that asks and states nothing of its own (``speakers.only_asks``)."""
-    outcomes: bool = False
+    outcomes: bool = True
     """A question about what was chosen or decided takes a thread's last word first (``outcomes``)."""
-    speakers: float = Field(default=1.0, ge=0, le=1)
+    speakers: float = Field(default=0.5, ge=0, le=1)
     """Relevance kept by turns of the speaker a query does not ask about (``speakers.asks_about``); 1: off."""
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Weight of a term borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
     feedback_docs: int = Field(default=5, ge=1, le=50)
     """How many of the first round's best candidates lend their words."""
-    strong_match: float = Field(default=0.0, ge=0, le=1)
+    strong_match: float = Field(default=0.4, ge=0, le=1)
     """Hits whose ``match`` is below this are marked weak (probably unrelated) in what the model reads."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
