@@ -207,3 +207,16 @@ async def test_the_decision_ranks_first_though_the_question_named_the_database_b
         await call(client, "remember_thread", thread_id="billing", messages=BILLING_WEEK)
         ranked = await _ranked(client, "which database did we choose for billing?")
         assert ranked[0] == "w4"
+
+
+async def test_a_query_about_nothing_stored_gets_only_hits_marked_weak(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="billing", messages=BILLING_WEEK)
+        result = await client.call_tool("recall_memory", {"query": "xyzzy quantum banana", "limit": 3})
+        found = result.structured_content
+        assert found is not None
+        assert [r["weak"] for r in found["results"]] == [True, True, True]
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        assert text.startswith("Nothing stored matches this well. Weak matches, probably unrelated:\n")
+        real = await call(client, "recall_memory", query="which database did we choose for billing?", limit=3)
+        assert real["results"][0]["weak"] is False
