@@ -130,6 +130,7 @@ async def main(argv: list[str]) -> int:
     )
     parser.add_argument("--start", type=int, default=0, help="skip the first N (a second ingesting process)")
     parser.add_argument("--ready", action="store_true", help="only the items already remembered in --store")
+    parser.add_argument("--ready-in", type=Path, help="with --ready: the items remembered in this store instead")
     parser.add_argument("--out", type=Path)
     parser.add_argument(
         "--own-vectors", action="store_true", help="ingest without the previous turn's tail in dense vectors"
@@ -140,7 +141,8 @@ async def main(argv: list[str]) -> int:
     os.environ.setdefault("HYBRID_MEMORY_LOG_LEVEL", "WARNING")
     items = spread(load_longmemeval(args.path))[args.start : args.items]
     if args.ready:
-        items = [i for i in items if (args.store / i.id / "ingested").exists()]
+        ready = args.ready_in or args.store
+        items = [i for i in items if (ready / i.id / "ingested").exists()]
     rankings: dict[str, dict[str, list[str]]] = {name: {} for name in args.variants}
     timings: dict[str, list[float]] = {}
     for number, item in enumerate(items, 1):
