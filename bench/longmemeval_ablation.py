@@ -128,9 +128,13 @@ async def main(argv: list[str]) -> int:
     parser.add_argument(
         "--items", type=int, metavar="N", help="only the first N items, dealt round-robin over types"
     )
-    parser.add_argument("--start", type=int, default=0, help="skip the first N (a second ingesting process)")
+    parser.add_argument(
+        "--start", type=int, default=0, help="skip the first N (for a second ingesting process)"
+    )
     parser.add_argument("--ready", action="store_true", help="only the items already remembered in --store")
-    parser.add_argument("--ready-in", type=Path, help="with --ready: the items remembered in this store instead")
+    parser.add_argument(
+        "--ready-in", type=Path, help="with --ready: the items remembered in this store instead"
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument(
         "--own-vectors", action="store_true", help="ingest without the previous turn's tail in dense vectors"

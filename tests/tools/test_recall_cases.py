@@ -217,6 +217,8 @@ async def test_a_query_about_nothing_stored_gets_only_hits_marked_weak(server: M
         assert found is not None
         assert [r["weak"] for r in found["results"]] == [True, True, True]
         text = "".join(getattr(block, "text", "") for block in result.content)
-        assert text.startswith("Nothing stored matches this well. Weak matches, probably unrelated:\n")
+        assert text.startswith(
+            "Nothing stored matches this well; every hit below is a weak match, probably unrelated.\n"
+        )
         real = await call(client, "recall_memory", query="which database did we choose for billing?", limit=3)
         assert real["results"][0]["weak"] is False

@@ -177,20 +177,18 @@ def test_an_answer_longer_than_its_budget_in_bytes_is_still_cut_by_its_tokens() 
     assert len(answer.structured_content["results"]) < 5  # type: ignore[index]
 
 
-def test_weak_hits_come_after_the_matches_under_a_line_that_says_so() -> None:
+def test_a_weak_hit_is_marked_on_its_line() -> None:
     result = RecallResult(
         query="q", results=[hit("m-1", "a", role="user"), hit("m-2", "b", role="assistant", weak=True)]
     )
     assert render.render(result) == (
-        "[memory:m-1] user 2024-05-01: a\n"
-        "Weak matches, probably unrelated:\n"
-        "[memory:m-2] assistant 2024-05-01: b"
+        "[memory:m-1] user 2024-05-01: a\n[memory:m-2] weak match: assistant 2024-05-01: b"
     )
 
 
 def test_when_nothing_matches_well_the_text_says_so_first() -> None:
     result = RecallResult(query="q", results=[hit("m-2", "b", role="assistant", weak=True)])
     assert render.render(result) == (
-        "Nothing stored matches this well. Weak matches, probably unrelated:\n"
-        "[memory:m-2] assistant 2024-05-01: b"
+        "Nothing stored matches this well; every hit below is a weak match, probably unrelated.\n"
+        "[memory:m-2] weak match: assistant 2024-05-01: b"
     )
