@@ -75,9 +75,8 @@ def report(name: str, times: dict[str, list[float]]) -> None:
     medians = {k: statistics.median(v) * 1000 for k, v in times.items()}
     p95 = {k: sorted(v)[int(len(v) * 0.95)] * 1000 for k, v in times.items()}
     cells = ", ".join(f"{k} median {medians[k]:.1f} ms (p95 {p95[k]:.1f})" for k in CONFIGS)
-    print(
-        f"{name}: {len(times['default'])} recalls each; {cells}; ratio {medians['default'] / medians['before']:.3f}"
-    )
+    ratio = medians["default"] / medians["before"]
+    print(f"{name}: {len(times['default'])} recalls each; {cells}; ratio {ratio:.3f}")
 
 
 async def main(argv: list[str]) -> int:
