@@ -8,7 +8,7 @@ Each item is remembered once (real model, Qdrant Edge, SQLite) into ``--store/<i
 runs), then its question is asked through ``Recaller`` with each variant's ``RecallConfig``
 (limit 20, each hit scored by its own turn). Vectors come through a cache keyed by model and
 text (``--cache``), so a store rebuilt with another ingest setting embeds only new texts.
-The tuning half is the even-numbered items, the held-out half the odd ones.
+The tuning half is the 1st, 3rd, ... item of each question type, the held-out half the others.
 ``hybrid-memory eval longmemeval`` over MCP stdio stays the number of record.
 """
 
@@ -156,7 +156,14 @@ async def main(argv: list[str]) -> int:
     rankings["bm25 baseline"] = bm25_rankings(
         {i.id: [(t.id, t.content) for t in i.turns] for i in items}, {i.id: i.question for i in items}, LIMIT
     )
-    halves = {"tune": items[0::2], "held-out": items[1::2], "all": items}
+    # Halves within each question type (its 1st, 3rd, ... item tune; 2nd, 4th, ... held-out), so both
+    # halves hold every type.
+    seen: dict[str, int] = {}
+    tune, held_out = [], []
+    for item in items:
+        (tune if seen.get(item.type, 0) % 2 == 0 else held_out).append(item)
+        seen[item.type] = seen.get(item.type, 0) + 1
+    halves = {"tune": tune, "held-out": held_out, "all": items}
     table = {
         name: {half: summarise(part, ranked) for half, part in halves.items()}
         for name, ranked in rankings.items()
