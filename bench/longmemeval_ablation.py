@@ -113,6 +113,8 @@ def print_table(rows: dict[str, dict[str, dict[str, float]]]) -> None:
     print("|---|---|" + "---|" * (len(COLUMNS) + len(QUESTION_TYPES)))
     for name, halves in rows.items():
         for half, summary in halves.items():
+            if "overall" not in summary:  # a half with no items
+                continue
             overall = summary["overall"]
             cells = [f"{overall[c]:.3f}" for c in COLUMNS]
             cells += [f"{summary[t]['MRR']:.3f}" if t in summary else "-" for t in QUESTION_TYPES]
