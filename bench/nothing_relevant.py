@@ -6,7 +6,7 @@ Uses the stores recall_ablation.py and longmemeval_ablation.py built (same model
 ingest). LoCoMo: every question of categories 1-4 of conversation i is asked of its own
 memory and of conversation i+1's (whose people and events it never mentions); LongMemEval:
 item i's question of its own haystack and of item i+1's. Prints, per threshold on
-``match``, the share of foreign questions that get no hit at or above it (the bar: 90%)
+``match``, the share of foreign questions that get no hit at or above it
 and, on its own memory, the share of questions whose first five hits hold an evidence turn
 at or above it beside hit@5 with every hit counted.
 """
