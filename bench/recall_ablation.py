@@ -27,12 +27,13 @@ from typing import Any
 
 import anyio
 
+from embedding_cache import CachingEmbedder
 from hybrid_memory.backends import open_graph_store, open_vector_store
-from hybrid_memory.embeddings import build_embedder
+from hybrid_memory.embeddings import Embedder, build_embedder
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo
 from hybrid_memory.evaluation.runner import session_messages
 from hybrid_memory.models import MessageIn, Scope
-from hybrid_memory.service import MemoryService, ThreadDraft
+from hybrid_memory.service import MemoryService, ThreadDraft, indexer
 from hybrid_memory.service.recall import PRESETS, RecallConfig, Recaller, RecallOptions, recall_config
 from hybrid_memory.service.recall.config import AdjacentConfig, ChannelConfig
 from hybrid_memory.service.stores import Stores
@@ -115,6 +116,95 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
+# Every mechanism on and off against today's default, for both benchmarks (bench/longmemeval_ablation.py).
+VARIANTS.update(
+    {
+        "default": _set(),
+        # What recall did before the speakers and outcomes rules (the default until they were measured).
+        "before": _set(speakers=1.0, outcomes=False, pure_questions=False),
+        "before, - own words first": _set(speakers=1.0, outcomes=False, own_words_first=False),
+        "before, - answers first": _set(speakers=1.0, outcomes=False, answers_first=False),
+        "before, - context channel": _set(speakers=1.0, outcomes=False, context=ChannelConfig(weight=0.0)),
+        "before, - dates": _set(speakers=1.0, outcomes=False, dates=0.0),
+        "before, + feedback 0.1": _set(speakers=1.0, outcomes=False, feedback=0.1),
+        "- speakers": _set(speakers=1.0),
+        "- outcomes": _set(outcomes=False),
+        "- context channel (new)": _set(context=ChannelConfig(weight=0.0)),
+        "- own words first (new)": _set(own_words_first=False),
+        "- answers first (new)": _set(answers_first=False),
+        "- dates (new)": _set(dates=0.0),
+        "+ feedback 0.1 (new)": _set(feedback=0.1),
+        "+ pure questions (new)": _set(pure_questions=True),
+        "rrf (new)": _set(fusion="rrf"),
+        "calibrated (new)": _set(fusion="calibrated"),
+        "dense 0.45 (new)": _set(dense=ChannelConfig(weight=0.45, floor=0.3, ceiling=0.8)),
+        "dense 0.15 (new)": _set(dense=ChannelConfig(weight=0.15, floor=0.3, ceiling=0.8)),
+        "keyword 0.5, context 0.2 (new)": _set(
+            keyword=ChannelConfig(weight=0.5, saturation=5.0),
+            context=ChannelConfig(weight=0.2, saturation=5.0),
+        ),
+        **{f"speakers {f} (new)": _set(speakers=f) for f in (0.99, 0.8, 0.7, 0.6, 0.4, 0.3)},
+        "- own words first": _set(own_words_first=False),
+        "- answers first": _set(answers_first=False),
+        "- own words first, - answers first": _set(own_words_first=False, answers_first=False),
+        "answers first for pure questions": _set(pure_questions=True),
+        "- context channel": _set(context=ChannelConfig(weight=0.0)),
+        "- dates": _set(dates=0.0),
+        "+ feedback 0.1": _set(feedback=0.1),
+        "+ adjacent ranked 0.6": _set(adjacent=_adjacent(0.6)),
+        "rrf": _set(fusion="rrf"),
+        "calibrated": _preset("calibrated"),
+        "keyword 0.5, context 0.2": _set(
+            keyword=ChannelConfig(weight=0.5, saturation=5.0),
+            context=ChannelConfig(weight=0.2, saturation=5.0),
+        ),
+        "dense 0.45": _set(dense=ChannelConfig(weight=0.45, floor=0.3, ceiling=0.8)),
+        "dense 0.15": _set(dense=ChannelConfig(weight=0.15, floor=0.3, ceiling=0.8)),
+        "+ outcomes": _set(outcomes=True),
+        **{
+            f"speakers {f}, outcomes": _set(speakers=f, outcomes=True)
+            for f in (0.99, 0.9, 0.8, 0.7, 0.6, 0.5)
+        },
+        **{
+            f"new {f}": _set(speakers=f, pure_questions=True, outcomes=True)
+            for f in (1.0, 0.99, 0.9, 0.8, 0.7, 0.6, 0.5)
+        },
+        "new 0.8, - own words first": _set(
+            speakers=0.8, pure_questions=True, outcomes=True, own_words_first=False
+        ),
+        "new 0.8, - context channel": _set(
+            speakers=0.8, pure_questions=True, outcomes=True, context=ChannelConfig(weight=0.0)
+        ),
+        "new 0.8, - answers first": _set(
+            speakers=0.8, pure_questions=True, outcomes=True, answers_first=False
+        ),
+        "new 0.8, + feedback 0.1": _set(speakers=0.8, pure_questions=True, outcomes=True, feedback=0.1),
+        "new 0.8, dense 0.45": _set(
+            speakers=0.8,
+            pure_questions=True,
+            outcomes=True,
+            dense=ChannelConfig(weight=0.45, floor=0.3, ceiling=0.8),
+        ),
+        "new 0.8, keyword 0.5, context 0.2": _set(
+            speakers=0.8,
+            pure_questions=True,
+            outcomes=True,
+            keyword=ChannelConfig(weight=0.5, saturation=5.0),
+            context=ChannelConfig(weight=0.2, saturation=5.0),
+        ),
+        "new 0.8, - dates": _set(speakers=0.8, pure_questions=True, outcomes=True, dates=0.0),
+        "new 0.8, rrf": _set(speakers=0.8, pure_questions=True, outcomes=True, fusion="rrf"),
+        "speakers 0.8, pure questions, outcomes": _set(speakers=0.8, pure_questions=True, outcomes=True),
+        "speakers 0.7, pure questions, outcomes": _set(speakers=0.7, pure_questions=True, outcomes=True),
+        **{f"speakers {f}": _set(speakers=f) for f in (0.9, 0.8, 0.7, 0.5)},
+        **{
+            f"speakers {f}, pure questions": _set(speakers=f, pure_questions=True)
+            for f in (0.9, 0.8, 0.7, 0.5)
+        },
+    }
+)
+
+
 def depth(ranked: Sequence[str], evidence: Sequence[str]) -> dict[str, float]:
     """The share of the evidence among the first k results, for each k of ``DEPTHS``."""
     wanted = set(evidence)
@@ -170,12 +260,19 @@ async def ingest(service: MemoryService, conv: Conversation, scope: Scope) -> No
 
 
 async def run_conversation(
-    conv: Conversation, store: Path, variants: dict[str, Variant], *, deep: bool = False
+    conv: Conversation,
+    store: Path,
+    variants: dict[str, Variant],
+    *,
+    deep: bool = False,
+    cache: Path | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     settings = load_settings(
         data_dir=store / conv.id, project=conv.id, vector_backend="edge", graph_backend="sqlite"
     )
-    embedder = build_embedder(settings.embedding)
+    embedder: Embedder = build_embedder(settings.embedding)
+    if cache is not None:
+        embedder = CachingEmbedder(embedder, cache)
     scope = Scope(project=conv.id)
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for name in variants:
@@ -237,14 +334,20 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
     parser.add_argument("--depth", action="store_true", help="rank 120 and report R@1 ... R@120")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--cache", type=Path, help="keep vectors by model and text in this SQLite file")
+    parser.add_argument(
+        "--own-vectors", action="store_true", help="ingest without the previous turn's tail in dense vectors"
+    )
     args = parser.parse_args(argv)
+    if args.own_vectors:
+        indexer.CONTEXT_WEIGHT = 0.0
     dataset = load_locomo(args.path, conversations=args.conversations)
     variants = {name: VARIANTS[name] for name in args.variants}
     halves: dict[str, dict[str, list[dict[str, Any]]]] = {"tune": {}, "held-out": {}}
     for index, conv in enumerate(dataset.conversations):
         if args.only and args.only != ("tune" if index % 2 == 0 else "held-out"):
             continue
-        per_variant = await run_conversation(conv, args.store, variants, deep=args.depth)
+        per_variant = await run_conversation(conv, args.store, variants, deep=args.depth, cache=args.cache)
         half = halves["tune" if index % 2 == 0 else "held-out"]
         for name, found in per_variant.items():
             half.setdefault(name, []).extend(found)

@@ -164,39 +164,53 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     evaluate = sub.add_parser("eval", help="measure retrieval quality on a benchmark through the real server")
     benchmarks = evaluate.add_subparsers(dest="benchmark", required=True)
     locomo = benchmarks.add_parser("locomo", help="LoCoMo (locomo10.json): recall@k, hit@k, nDCG@10, latency")
-    locomo.add_argument("path", type=Path, help="the LoCoMo JSON file (locomo10.json)")
-    locomo.add_argument("--out", type=Path, default=Path("locomo-results.json"), help="JSON results file")
-    locomo.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
-    locomo.add_argument(
-        "--half", choices=["tune", "held-out"], help="only the even (tune) or odd (held-out) conversations"
+    _benchmark_arguments(
+        locomo, "the LoCoMo JSON file (locomo10.json)", "conversations", "locomo-results.json"
     )
-    locomo.add_argument("--limit", type=int, default=20, help="recall_memory limit per question (default 20)")
-    locomo.add_argument(
+    longmemeval = benchmarks.add_parser(
+        "longmemeval", help="LongMemEval (.json or .json.gz): turn and session recall"
+    )
+    _benchmark_arguments(longmemeval, "the LongMemEval JSON file", "items", "longmemeval-results.json")
+    # The server under test gets its own temporary data dir and one project per conversation or item.
+    evaluate.set_defaults(data_dir=None, project=None)
+
+
+def _benchmark_arguments(parser: argparse.ArgumentParser, path_help: str, unit: str, out: str) -> None:
+    """An ``eval`` benchmark's arguments; ``--<unit> N`` keeps the first N conversations or items."""
+    parser.add_argument("path", type=Path, help=path_help)
+    parser.add_argument("--out", type=Path, default=Path(out), help="JSON results file")
+    parser.add_argument(f"--{unit}", type=int, metavar="N", help=f"only the first N {unit}")
+    parser.add_argument(
+        "--half", choices=["tune", "held-out"], help=f"only the even (tune) or odd (held-out) {unit}"
+    )
+    parser.add_argument("--limit", type=int, default=20, help="recall_memory limit per question (default 20)")
+    parser.add_argument(
         "--baselines",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="also run the BM25, dense and RRF baselines in this process (default: yes)",
     )
-    # The server under test gets its own temporary data dir and one project per conversation.
-    evaluate.set_defaults(data_dir=None, project=None)
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
     from hybrid_memory.evaluation import evaluate_locomo, format_report, write_json
+    from hybrid_memory.evaluation.lme_runner import evaluate_longmemeval, format_lme_report
 
-    report = anyio.run(
-        lambda: evaluate_locomo(
-            args.path,
-            embedding=settings.embedding,
-            conversations=args.conversations,
-            half=args.half,
-            limit=args.limit,
-            baselines=args.baselines,
-        )
-    )
-    print(format_report(report))  # the eval is a client: its report belongs on stdout
+    common = {
+        "embedding": settings.embedding,
+        "half": args.half,
+        "limit": args.limit,
+        "baselines": args.baselines,
+    }
+    if args.benchmark == "longmemeval":
+        report = anyio.run(lambda: evaluate_longmemeval(args.path, items=args.items, **common))
+        text = format_lme_report(report)
+    else:
+        report = anyio.run(lambda: evaluate_locomo(args.path, conversations=args.conversations, **common))
+        text = format_report(report)
+    print(text)  # the eval is a client: its report belongs on stdout
     write_json(report, args.out)
     logger.info("results written to %s", args.out)
     return 0

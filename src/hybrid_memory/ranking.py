@@ -315,14 +315,25 @@ class Calibration:
         return min(1.0, x / span) if span > 0 else float(x > 0)
 
 
-def match_strength(scores: Mapping[str, float], calibrations: Mapping[str, Calibration]) -> float:
+def term_coverage(query_terms: Collection[int], text_terms: Collection[int]) -> float:
+    """The share of the query's distinct terms (stemmed, stop words left out) that a text holds."""
+    wanted = set(query_terms)
+    return len(wanted.intersection(text_terms)) / len(wanted) if wanted else 0.0
+
+
+def match_strength(coverage: float, cosine: float | None, dense: Calibration | None) -> float:
     """How well a candidate's own text matched, 0..1, on the same scale in every query.
 
-    The best calibrated raw score (cosine, BM25) among the channels that have a
-    calibration; channels without one (relevance lent by a neighbour) add nothing.
-    Ranking keeps per-query fusion; this only answers "is anything here relevant at all".
+    The mean of two shares that mean the same whatever the query: how much of the query's words
+    the text holds (``coverage``) and how close its meaning is (the dense channel's cosine through
+    its fixed ``dense`` calibration; 0 when that channel did not find it). With no dense channel,
+    coverage alone. Unlike fused relevance, which gives the best candidate of any query 1, a query
+    about something never stored gets low matches. Ranking keeps per-query fusion; this only
+    answers "is anything here relevant at all".
     """
-    return max((calibrations[c](v) for c, v in scores.items() if c in calibrations), default=0.0)
+    if dense is None:
+        return coverage
+    return (coverage + (dense(cosine) if cosine is not None else 0.0)) / 2
 
 
 def calibrated_fusion(

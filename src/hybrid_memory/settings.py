@@ -181,6 +181,12 @@ class RankingSettings(BaseSettings):
     (0: off; it costs a second store round, see docs/recall.md).
 
     About 5 ms a query at 700 memories, 11 ms at 10k."""
+    speakers: float = Field(default=0.5, ge=0, le=1)
+    """Relevance kept by turns of the speaker a query does not ask about: a first-person question
+    ("what is my sister allergic to?") asks for the user's own turns, one about the assistant's words
+    ("what did you recommend?") for the assistant's (1: off)."""
+    strong_match: float = Field(default=0.4, ge=0, le=1)
+    """Hits whose ``match`` is below this are marked weak (probably unrelated) in the text the model reads."""
 
 
 class LifecycleSettings(BaseSettings):

@@ -174,3 +174,51 @@ async def test_a_question_naming_a_month_prefers_what_was_said_then(server: MCPS
             await call(client, "remember_thread", thread_id=thread, messages=[message])
         assert (await _ranked(client, "Who did I have dinner with in May 2023?"))[0] == "may"
         assert (await _ranked(client, "Who did I have dinner with on 20 June, 2023?"))[0] == "june"
+
+
+async def test_the_users_statement_about_a_sibling_comes_before_the_assistants_acknowledgement(
+    server: MCPServer[Any],
+) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="family", messages=ALLERGY)
+        ranked = await _ranked(client, "which food allergy does my sibling have?")
+        assert ranked.index("m4") < ranked.index("m5")
+
+
+BILLING_WEEK = thread(
+    "w",
+    ("user", "We need to pick the database for the new billing service this week."),
+    ("assistant", "Let me look at the current invoice schema first."),
+    ("user", "Sure, the schema is in the shared drive under finance."),
+    (
+        "assistant",
+        "Decision: billing will use PostgreSQL 16 with logical replication to the reporting cluster.",
+    ),
+    ("user", "Great, and keep the invoice ids as UUIDs."),
+    ("assistant", "Understood, I will keep UUIDs for invoice ids."),
+    ("user", "Next week we should look at the reporting dashboards."),
+)
+
+
+async def test_the_decision_ranks_first_though_the_question_named_the_database_before_it(
+    server: MCPServer[Any],
+) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="billing", messages=BILLING_WEEK)
+        ranked = await _ranked(client, "which database did we choose for billing?")
+        assert ranked[0] == "w4"
+
+
+async def test_a_query_about_nothing_stored_gets_only_hits_marked_weak(server: MCPServer[Any]) -> None:
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="billing", messages=BILLING_WEEK)
+        result = await client.call_tool("recall_memory", {"query": "xyzzy quantum banana", "limit": 3})
+        found = result.structured_content
+        assert found is not None
+        assert [r["weak"] for r in found["results"]] == [True, True, True]
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        assert text.startswith(
+            "Nothing stored matches this well; every hit below is a weak match, probably unrelated.\n"
+        )
+        real = await call(client, "recall_memory", query="which database did we choose for billing?", limit=3)
+        assert real["results"][0]["weak"] is False

@@ -15,11 +15,13 @@ from hybrid_memory.ranking import (
     expand_linked,
     final_scores,
     history_last,
+    match_strength,
     own_words_first,
     pack_to_budget,
     recency,
     rrf,
     score_fusion,
+    term_coverage,
     yield_questions,
 )
 
@@ -267,3 +269,12 @@ def test_expand_linked_caps_the_gain_just_below_the_seed_but_keeps_a_better_own_
     )
     out = expand_linked([better, seed, close], {"s": [("c", 1.0), ("b", 1.0)]}, share=0.3)
     assert [(f.id, round(f.relevance, 3)) for f in out] == [("b", 0.8), ("s", 0.5), ("c", 0.495)]
+
+
+def test_match_is_the_mean_of_the_query_words_held_and_the_calibrated_cosine() -> None:
+    cosine = Calibration(floor=0.3, ceiling=0.8)
+    assert term_coverage({1, 2, 3, 4}, [2, 4, 9]) == 0.5
+    assert term_coverage(set(), [1]) == 0.0
+    assert match_strength(0.5, 0.55, cosine) == pytest.approx(0.5)
+    assert match_strength(1.0, None, cosine) == 0.5
+    assert match_strength(0.75, None, None) == 0.75

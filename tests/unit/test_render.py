@@ -175,3 +175,20 @@ def test_an_answer_longer_than_its_budget_in_bytes_is_still_cut_by_its_tokens() 
     assert tokens.texts > 0
     assert Words().count_tokens(answer.content[0].text) <= 120  # type: ignore[union-attr]
     assert len(answer.structured_content["results"]) < 5  # type: ignore[index]
+
+
+def test_a_weak_hit_is_marked_on_its_line() -> None:
+    result = RecallResult(
+        query="q", results=[hit("m-1", "a", role="user"), hit("m-2", "b", role="assistant", weak=True)]
+    )
+    assert render.render(result) == (
+        "[memory:m-1] user 2024-05-01: a\n[memory:m-2] weak match: assistant 2024-05-01: b"
+    )
+
+
+def test_when_nothing_matches_well_the_text_says_so_first() -> None:
+    result = RecallResult(query="q", results=[hit("m-2", "b", role="assistant", weak=True)])
+    assert render.render(result) == (
+        "Nothing stored matches this well; every hit below is a weak match, probably unrelated.\n"
+        "[memory:m-2] weak match: assistant 2024-05-01: b"
+    )

@@ -69,7 +69,7 @@ def build_report(dataset: Dataset, runs: Sequence[RetrieverRun], *, path: Path, 
     }
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = [
         "  ".join(
@@ -114,7 +114,7 @@ def format_report(report: Mapping[str, Any]) -> str:
             [name, *(_number(r["metrics"][col].get(metric)) for col in columns)]
             for name, r in retrievers.items()
         ]
-        out += ["", metric, _table(header, rows)]
+        out += ["", metric, table(header, rows)]
 
     speed_rows = []
     for name, r in retrievers.items():
@@ -132,7 +132,7 @@ def format_report(report: Mapping[str, Any]) -> str:
     out += [
         "",
         "speed (server: wall time seen by the MCP client over stdio; baselines: in-process)",
-        _table(["retriever", "ingest s", "turns/s", "query p50 ms", "p95 ms", "mean ms"], speed_rows),
+        table(["retriever", "ingest s", "turns/s", "query p50 ms", "p95 ms", "mean ms"], speed_rows),
     ]
     server = retrievers.get("hybrid-memory")
     if server is not None:

@@ -89,7 +89,7 @@ def session_messages(conv: Conversation, session: Session) -> list[dict[str, Any
     ]
 
 
-async def _call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+async def call_tool(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments, read_timeout_seconds=CALL_TIMEOUT_S)
     if result.is_error:
         text = "".join(getattr(block, "text", "") for block in result.content)
@@ -153,12 +153,12 @@ async def _run_conversation(
     )
     started = perf_counter()
     async with Client(params) as client:
-        await _call(client, "recall_memory", {"query": WARM_UP_QUERY, "limit": 1})
+        await call_tool(client, "recall_memory", {"query": WARM_UP_QUERY, "limit": 1})
         tally.warm_up_s.append(perf_counter() - started)
 
         started = perf_counter()
         for session in conv.sessions:
-            stored = await _call(
+            stored = await call_tool(
                 client,
                 "remember_thread",
                 {"thread_id": f"session_{session.number}", "messages": session_messages(conv, session)},
@@ -171,7 +171,7 @@ async def _run_conversation(
         query_s: list[float] = []
         for question in conv.questions:
             started = perf_counter()
-            found = await _call(client, "recall_memory", {"query": question.text, "limit": limit})
+            found = await call_tool(client, "recall_memory", {"query": question.text, "limit": limit})
             query_s.append(perf_counter() - started)
             run.rankings[question.key] = _ranked_ids(found["results"], question.evidence, tally)
             carried.rankings[question.key] = _shown_turns(found["results"])[:limit]

@@ -96,8 +96,12 @@ class RecallHit(BaseModel):
     relevance: float = Field(description="fused relevance 0..1 before recency and importance")
     match: float = Field(
         default=0.0,
-        description="how well its own text matched, 0..1 on the same scale in every query "
-        "(what min_score compares); 0 for a turn or note found only next to another hit",
+        description="how well its own text matched, 0..1 on the same scale in every query: the mean of the "
+        "share of the query's words it holds and its closeness in meaning (what min_score compares)",
+    )
+    weak: bool = Field(
+        default=False,
+        description="match below the server's level for a real match: probably unrelated to the query",
     )
     recency: float
     pinned: bool = False

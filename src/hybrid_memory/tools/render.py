@@ -73,9 +73,10 @@ def _label(kind: MemoryKind, role: str | None, note_type: str | None) -> str:
 
 
 def hit_line(hit: RecallHit, explain: bool = False) -> str:
-    """``[memory:<id>] <role or kind> <day> in <thread> #tags: text`` and, asked to explain, why it ranked."""
+    """``[memory:<id>] [weak match:] <role or kind> <day> in <thread>: text``; with explain, why it ranked."""
     head = _join(
         cite(hit.id),
+        WEAK if hit.weak else None,
         _label(hit.kind, hit.role, hit.note_type),
         day(hit.created_at),
         f"in {hit.thread_id}" if hit.thread_id else None,
@@ -91,11 +92,19 @@ def hit_line(hit: RecallHit, explain: bool = False) -> str:
 
 
 def recall_text(result: RecallResult, explain: bool = False, omitted: int = 0) -> str:
+    """One line per hit, weak ones marked; when every hit is weak, a first line says nothing matched well."""
     lines = [hit_line(h, explain) for h in result.results] or ["No memories matched."]
+    if result.results and all(h.weak for h in result.results):
+        lines.insert(0, NOTHING_STRONG)
     if result.skipped_channels:
         lines.append(f"Not searched: {_counts_text(result.skipped_channels)}.")
     lines.append(omitted_line(omitted, "hits"))
     return _lines(lines)
+
+
+WEAK = "weak match:"
+"""Marks a hit whose own text matched the query poorly (``RecallHit.weak``): probably unrelated."""
+NOTHING_STRONG = "Nothing stored matches this well; every hit below is a weak match, probably unrelated."
 
 
 def _counts_text(reasons: dict[str, str]) -> str:

@@ -86,10 +86,18 @@ class RecallConfig(BaseModel):
     """Relevance added to candidates created in a period the query names ("in May 2023"); 0: off."""
     answers_first: bool = True
     """A reply found by a channel takes the place of the question before it (``ranking.answers_first``)."""
+    pure_questions: bool = False
+    """Answers first only for a turn that asks and states nothing of its own (``speakers.only_asks``)."""
+    outcomes: bool = True
+    """A question about what was chosen or decided takes a thread's last word first (``outcomes``)."""
+    speakers: float = Field(default=0.5, ge=0, le=1)
+    """Relevance kept by turns of the speaker a query does not ask about (``speakers.asks_about``); 1: off."""
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Weight of a term borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
     feedback_docs: int = Field(default=5, ge=1, le=50)
     """How many of the first round's best candidates lend their words."""
+    strong_match: float = Field(default=0.4, ge=0, le=1)
+    """Hits whose ``match`` is below this are marked weak (probably unrelated) in what the model reads."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=1000)
     """How many candidates each channel contributes before fusion."""
@@ -137,7 +145,7 @@ _FINAL_FIELDS = {
     "recency_half_life_days": "half_life_days",
 }
 _ADJACENT_FIELDS = {"adjacent_share": "share", "adjacent_top": "top"}
-_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first", "feedback")
+_TOP_FIELDS = ("fusion", "rrf_k", "candidates", "own_words_first", "feedback", "speakers", "strong_match")
 
 
 def recall_config(settings: RankingSettings, *, timeout_s: float) -> RecallConfig:

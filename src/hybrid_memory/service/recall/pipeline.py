@@ -35,6 +35,8 @@ class Recaller:
             dense = await self._query_vector(s, config)
         encoder = self._stores.indexer.sparse
         sparse = encoder.encode_query(s.query)
+        s.query_terms = frozenset(sparse.indices)
+        s.terms = lambda text: encoder.encode_document(text).indices
         searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
         await channels.gather(s, searches, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)

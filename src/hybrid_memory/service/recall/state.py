@@ -7,7 +7,7 @@ pure and tested with literal inputs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -24,7 +24,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
-from hybrid_memory.service.recall import dates
+from hybrid_memory.service.recall import dates, outcomes, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 
 
@@ -67,7 +67,13 @@ class RecallState:
     successors: dict[str, str] = field(default_factory=dict)
     """Closed note id -> the note that superseded or contradicted it."""
     matches: dict[str, float] = field(default_factory=dict)
-    """Shown hit id -> ``ranking.match_strength`` of its own channel scores."""
+    """Shown hit id -> its ``match``."""
+    strong_match: float = 0.0
+    """The least ``match`` of a hit that is not marked weak."""
+    query_terms: frozenset[int] = frozenset()
+    """The query's keyword terms (BM25 indices), for each hit's share of them."""
+    terms: Callable[[str], Sequence[int]] | None = None
+    """A text's keyword terms, as the query's were made; None: ``match`` counts no words."""
 
     @property
     def want_notes(self) -> bool:
@@ -107,6 +113,7 @@ def plan(
         flt=flt,
         note_flt=note_flt,
         candidates=max(config.candidates, options.limit * 4),
+        strong_match=config.strong_match,
     )
 
 
@@ -121,7 +128,7 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
         state.fused = ranking.score_fusion(state.channels, weights)
     if config.question_factor < 1.0:
         state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
-    questions = _questions(state) if config.answers_first else {}
+    questions = _questions(state, pure=config.pure_questions) if config.answers_first else {}
     if config.own_words_first:
         prev_of = {
             i: p for i, m in state.memories.items() if (p := m.prev_id) is not None and p not in questions
@@ -130,21 +137,53 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if questions:
         after = {m.next_id: q for q, m in questions.items() if m.next_id is not None}
         state.fused = ranking.answers_first(state.fused, after)
+    if config.outcomes and outcomes.asks_outcome(state.query):
+        threads = {
+            i: m.thread_id for i, m in state.memories.items() if m.kind is MemoryKind.MESSAGE and m.thread_id
+        }
+        state.fused = outcomes.last_word_first(
+            state.fused, threads, lambda b, a: _after(state.memories, b, a)
+        )
+    speaker = speakers.asks_about(state.query) if config.speakers < 1.0 else None
+    if speaker is not None:
+        roles = {i: m.role for i, m in state.memories.items() if m.kind is MemoryKind.MESSAGE}
+        state.fused = speakers.prefer(state.fused, roles, speaker, config.speakers)
+        if speaker == speakers.USER:
+            # What the user said takes the place of the reply that echoes it (answers first, reversed).
+            state.fused = ranking.answers_first(state.fused, speakers.replies_to(state.memories, speaker))
     named = dates.periods(state.query) if config.dates > 0 else []
     if named:
         inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
         state.fused = dates.lift(state.fused, inside, config.dates)
 
 
-def _questions(state: RecallState) -> dict[str, Memory]:
-    """The candidates that are turns asking a question, by id."""
-    return {i: m for i, m in state.memories.items() if _asks(m)}
+CHAIN_STEPS = 12
+"""How far along a thread's chain of loaded turns ``_after`` looks for a later turn."""
+
+
+def _after(memories: dict[str, Memory], later: str, earlier: str) -> bool:
+    """Whether turn ``later`` comes after ``earlier`` in their thread: by time, else by the chain of turns."""
+    b, a = memories[later], memories[earlier]
+    if b.created_at != a.created_at:  # a session remembered with one date has one time for every turn
+        return b.created_at > a.created_at
+    current: Memory | None = a
+    for _ in range(CHAIN_STEPS):
+        if current is None or current.next_id is None:
+            return False
+        if current.next_id == later:
+            return True
+        current = memories.get(current.next_id)
+    return False
+
+
+def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
+    """The candidates that are turns asking a question (``pure``: and stating nothing), by id."""
+    return {i: m for i, m in state.memories.items() if _asks(m) and (not pure or speakers.only_asks(m.text))}
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
     """Admissible candidates with their memory, mixed with recency and importance, one per message."""
     memories = state.memories
-    calibrations = config.calibrations()
     floor = state.options.min_score
     candidates = [
         f
@@ -152,7 +191,7 @@ def rank(state: RecallState, config: RecallConfig) -> None:
         if f.id in memories
         and admissible(memories[f.id], state.now, state.options)
         # A match is never below 0: under no floor, only the hits shown need theirs (below).
-        and (floor <= 0 or ranking.match_strength(f.scores, calibrations) >= floor)
+        and (floor <= 0 or match(state, f.id, f.scores, config) >= floor)
     ]
     ranked = ranking.final_scores(
         candidates,
@@ -166,7 +205,16 @@ def rank(state: RecallState, config: RecallConfig) -> None:
         ranked = ranking.history_last(ranked, closed)
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
     shown = state.ranked[: state.options.limit]
-    state.matches = {r.id: ranking.match_strength(r.scores, calibrations) for r in shown}
+    state.matches = {r.id: match(state, r.id, r.scores, config) for r in shown}
+
+
+def match(state: RecallState, item_id: str, scores: dict[str, float], config: RecallConfig) -> float:
+    """``ranking.match_strength`` of a candidate's own text: its share of the query's terms and its cosine."""
+    text = state.memories[item_id].text
+    coverage = ranking.term_coverage(state.query_terms, state.terms(text)) if state.terms else 0.0
+    return ranking.match_strength(
+        coverage, scores.get("dense"), config.dense.calibration if config.dense.enabled else None
+    )
 
 
 CONTEXT_CHARS = 240
@@ -179,6 +227,7 @@ def render(state: RecallState) -> RecallResult:
         memory = state.memories[r.id]
         hit = _hit(memory, r, state.successors.get(r.id))
         hit.match = round(state.matches.get(r.id, 0.0), 6)
+        hit.weak = hit.match < state.strong_match
         if state.options.context:
             hit.context_before = _turn(state.memories.get(memory.prev_id or ""))
             hit.context_after = _turn(state.memories.get(memory.next_id or ""))
