@@ -364,7 +364,7 @@ class HookSettings(BaseSettings):
     """The budget of the project context injected at session start (pinned memory, notes, last sessions)."""
     prompt_tokens: int = Field(default=300, ge=0, le=8000)
     """The budget of what one prompt gets injected: only strong matches, each cited."""
-    min_match: float = Field(default=0.6, ge=0, le=1)
+    min_match: float = Field(default=0.3, ge=0, le=1)
     """The least ``match`` a memory needs to be injected for a prompt."""
     timeout_s: float = Field(default=20.0, ge=0.1, le=600)
     """How long a hook waits for the host (which it starts when none runs)."""

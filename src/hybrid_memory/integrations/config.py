@@ -58,7 +58,7 @@ class HookConfig(NamedTuple):
             project=os.environ.get("HYBRID_MEMORY_PROJECT", "").strip() or None,
             context_tokens=int(_number("HYBRID_MEMORY_HOOK_CONTEXT_TOKENS", 800, 0, 8000)),
             prompt_tokens=int(_number("HYBRID_MEMORY_HOOK_PROMPT_TOKENS", 300, 0, 8000)),
-            min_match=_number("HYBRID_MEMORY_HOOK_MIN_MATCH", 0.6, 0, 1),
+            min_match=_number("HYBRID_MEMORY_HOOK_MIN_MATCH", 0.3, 0, 1),
             timeout_s=_number("HYBRID_MEMORY_HOOK_TIMEOUT_S", 20, 0.1, 600),
             detach=os.environ.get("HYBRID_MEMORY_HOOK_DETACH", "1").strip() not in ("0", "false", "no"),
         )
