@@ -9,8 +9,10 @@ works waits for that command instead of giving up after its usual bound.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import socket
 from pathlib import Path
 
 SOCKET_NAME = "serve.sock"
@@ -26,6 +28,21 @@ def socket_path(data_dir: Path) -> Path:
 
 def socket_fits(data_dir: Path) -> bool:
     return len(os.fsencode(socket_path(data_dir))) < MAX_SOCKET_PATH
+
+
+def connect(data_dir: Path) -> socket.socket | None:
+    """A connection to the data dir's host; None when no server listens there (other failures raise)."""
+    if not socket_fits(data_dir):
+        return None  # no server can listen on a path this long: it refused to start
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(socket_path(data_dir)))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN, errno.ENOTDIR):
+            return None
+        raise
+    return sock
 
 
 def try_lock(data_dir: Path, holder: str, what: str = "") -> int | None:

@@ -44,8 +44,8 @@ def test_the_lock_records_a_command_holder_so_a_server_waits_for_it(tmp_path: Pa
 
 
 def test_a_data_dir_with_no_server_has_nothing_to_join_and_its_lock_is_taken(tmp_path: Path) -> None:
-    assert join.connect(tmp_path) is None
-    assert join.connect(tmp_path / "missing") is None
+    assert hostlock.connect(tmp_path) is None
+    assert hostlock.connect(tmp_path / "missing") is None
     held = join.join_or_hold(tmp_path / "new", "stats")
     assert isinstance(held, int)
     join.release(held)

@@ -81,6 +81,7 @@ def join_running(command: str, parsed: argparse.Namespace, args: dict[str, Any])
     would (its variable names are case-insensitive), so that a command a server answers
     never imports pydantic. Everything else is the server's.
     """
+    from hybrid_memory import hostlock
     from hybrid_memory.commands import join
 
     env = {name.upper(): value for name, value in os.environ.items()}
@@ -91,7 +92,7 @@ def join_running(command: str, parsed: argparse.Namespace, args: dict[str, Any])
         data_dir = platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False)
     project = getattr(parsed, "project", None) or env.get("HYBRID_MEMORY_PROJECT")
     scope = {"project": project, "user": env.get("HYBRID_MEMORY_USER", "default")}
-    host = join.connect(Path(data_dir))
+    host = hostlock.connect(Path(data_dir))
     if host is None:
         return None
     try:

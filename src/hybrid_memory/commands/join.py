@@ -6,7 +6,6 @@ server answers never imports the stores, the model or ``mcp``.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import socket
@@ -21,7 +20,6 @@ from hybrid_memory.commands import wire
 JOIN_TIMEOUT_S = 60.0
 """How long a command waits for a server that holds the lock to start answering on its socket."""
 _RETRY_S = 0.05
-_NO_HOST = (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN)
 
 
 class HostLeft(Exception):
@@ -38,7 +36,7 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
     deadline = time.monotonic() + JOIN_TIMEOUT_S
     told = False
     while True:
-        sock = connect(data_dir)
+        sock = hostlock.connect(data_dir)
         if sock is not None:
             return sock
         fd = hostlock.try_lock(data_dir, hostlock.COMMAND, command)
@@ -66,21 +64,6 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
                 "pass --data-dir (HYBRID_MEMORY_DATA_DIR) for another store."
             )
         time.sleep(_RETRY_S)
-
-
-def connect(data_dir: Path) -> socket.socket | None:
-    """A connection to the data dir's host; None when no server listens there."""
-    if not hostlock.socket_fits(data_dir):
-        return None  # no server can listen on a path this long: it refused to start
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(str(hostlock.socket_path(data_dir)))
-    except OSError as exc:
-        sock.close()
-        if exc.errno in _NO_HOST or exc.errno == errno.ENOTDIR:
-            return None
-        raise
-    return sock
 
 
 def call(sock: socket.socket, command: str, scope: dict[str, str | None], args: dict[str, Any]) -> wire.Reply:

@@ -12,7 +12,6 @@ which exits after an idle period) and waits for it within the caller's bound.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import socket
@@ -20,15 +19,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory import __version__
+from hybrid_memory import __version__, hostlock
 from hybrid_memory.hosting import HOST_LOG, start_headless_host
 from hybrid_memory.projects import root_uri
 
-SOCKET_NAME = "serve.sock"
-"""As :data:`hybrid_memory.server.shared.SOCKET_NAME` (not imported: that module loads the SDK)."""
 PROTOCOL_VERSION = "2025-06-18"
 _POLL_S = 0.05
-_NO_HOST = (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN)
 
 
 class HostError(Exception):
@@ -132,26 +128,16 @@ class HostClient:
         return message if isinstance(message, dict) else {}
 
 
-def _try_connect(socket_path: Path) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(str(socket_path))
-    except OSError as exc:
-        sock.close()
-        if exc.errno in _NO_HOST:
-            return None
-        raise HostError(f"cannot connect to the memory host at {socket_path}: {exc}") from exc
-    return sock
-
-
 def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
     """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
     or, with ``start=False``, waited for."""
-    socket_path = data_dir / SOCKET_NAME
     deadline = time.monotonic() + timeout_s
     started = False
     while True:
-        sock = _try_connect(socket_path)
+        try:
+            sock = hostlock.connect(data_dir)
+        except OSError as exc:
+            raise HostError(f"cannot connect to the memory host on {data_dir}: {exc}") from exc
         if sock is not None:
             return sock
         if start and not started:
