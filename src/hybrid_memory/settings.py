@@ -10,9 +10,10 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal, Self
 
-import platformdirs
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from hybrid_memory.host.lock import default_data_dir
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2-int8"
 """The default model: int8 all-MiniLM-L6-v2 inside the package, used offline with no download."""
@@ -21,10 +22,6 @@ PACKAGED_MODEL_DIR = Path(__file__).resolve().parent / "embeddings" / "model"
 FP32_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 """The same model in fp32: what a model directory holds when no model is named."""
 DEFAULT_MODEL = PACKAGED_MODEL
-
-
-def _default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
 
 
 class EmbeddingSettings(BaseSettings):
@@ -379,7 +376,7 @@ class Settings(BaseSettings):
         env_prefix="HYBRID_MEMORY_", extra="ignore", use_attribute_docstrings=True
     )
 
-    data_dir: Path = Field(default_factory=_default_data_dir)
+    data_dir: Path = Field(default_factory=default_data_dir)
     """Where the embedded stores live; default: the user data directory (``~/.local/share/mcp-hybrid-memory``
     on Linux)."""
     project: str | None = None

@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hybrid_memory.ranking import (
+from hybrid_memory.service.ranking import (
     Calibration,
     ChannelHit,
     Fused,

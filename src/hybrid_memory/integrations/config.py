@@ -6,16 +6,11 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from hybrid_memory.host.lock import data_dir_from_env
 from hybrid_memory.projects import project_name, root_uri
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
-
-
-def _default_data_dir() -> Path:
-    import platformdirs  # light, and the same rule as the server's settings
-
-    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
 
 
 def _number(name: str, default: float, low: float, high: float) -> float:
@@ -52,9 +47,8 @@ class HookConfig(NamedTuple):
 
     @classmethod
     def from_env(cls) -> HookConfig:
-        data_dir = os.environ.get("HYBRID_MEMORY_DATA_DIR", "").strip()
         return cls(
-            data_dir=Path(data_dir).expanduser() if data_dir else _default_data_dir(),
+            data_dir=data_dir_from_env(),
             project=os.environ.get("HYBRID_MEMORY_PROJECT", "").strip() or None,
             context_tokens=int(_number("HYBRID_MEMORY_HOOK_CONTEXT_TOKENS", 800, 0, 8000)),
             prompt_tokens=int(_number("HYBRID_MEMORY_HOOK_PROMPT_TOKENS", 300, 0, 8000)),

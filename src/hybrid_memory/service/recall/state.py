@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from hybrid_memory import ranking
 from hybrid_memory.models import (
     AdjacentTurn,
     Memory,
@@ -24,6 +23,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
+from hybrid_memory.service import ranking
 from hybrid_memory.service.recall import dates, outcomes, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 
