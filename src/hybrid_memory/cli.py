@@ -285,7 +285,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
             )
         )
     else:
-        from hybrid_memory.host.serve import serve_stdio
+        from hybrid_memory.host.stdio import serve_stdio
 
         anyio.run(lambda: serve_stdio(server, settings.data_dir, plugins, detached_host=args.detached_host))
     _exit_without_teardown()

@@ -9,7 +9,7 @@ server, hook and command on that data dir is a client of the host. Both ends liv
   :mod:`.start` (start a headless host, connect-or-start), :mod:`.client` (the light MCP
   client), :mod:`.relay` with :mod:`.stdio_relay` (a stdio client relayed to the host),
   :mod:`.join` (a command run in the host), :mod:`.stop`;
-- the serving side (anyio, the MCP SDK): :mod:`.serve`, :mod:`.async_relay`, :mod:`.stdin`.
+- the serving side (anyio, the MCP SDK): :mod:`.serve`, :mod:`.async_relay`, :mod:`.stdio`.
 
 The host runs what is plugged into it (the commands' handler, the viewer) and imports
 neither: see :class:`hybrid_memory.host.serve.Plugins`.

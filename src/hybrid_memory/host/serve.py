@@ -8,16 +8,18 @@ server to find no host becomes it, in-process, and relays to itself like any oth
 
 Each connection is its own MCP session on the host, so a client's roots (its project),
 sampling and logging stay its own, exactly as with a server of its own. A connection
-whose first line is a command call (:mod:`hybrid_memory.host.wire`) is instead a
-``hybrid-memory stats``/``export``/... run on the host's open stores. An HTTP server
-hosts the same socket (:func:`serve_socket`), so stdio servers and commands join it too.
-Every host also serves the read-only memory viewer on ``view.sock``
-(:mod:`hybrid_memory.viewer.hosted`), which ``hybrid-memory view`` puts on loopback.
+whose first line requests a method plugged in (:class:`Plugins`: the command call of
+:mod:`hybrid_memory.host.wire`, a ``hybrid-memory stats``/``export``/... run on the
+host's open stores) is answered by that plugin instead; one that requests
+:data:`~hybrid_memory.host.wire.STOP` stops the host (``hybrid-memory stop``). Each
+socket plugged in (the read-only viewer's ``view.sock``) is served beside ``serve.sock``
+once the stores are open. An HTTP server hosts the same socket (:func:`serve_socket`),
+so stdio servers and commands join it too.
 
 When the host exits (its own client left, or it was killed) every relay sees its
 connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
 and each replays its client's handshake and the requests still unanswered
-(:mod:`hybrid_memory.host.async_relay`), so a client sees no failed call.
+(:mod:`hybrid_memory.host.relay`), so a client sees no failed call.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -40,14 +42,11 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.runner import serve_dual_era_loop
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from hybrid_memory.errors import BackendError, StoreLockedError
+from hybrid_memory.errors import StoreLockedError
 from hybrid_memory.host import lock
-from hybrid_memory.host.async_relay import AsyncRelay
 from hybrid_memory.host.start import HostWait
-from hybrid_memory.host.stdin import StdinLines, claimed_stdin
 from hybrid_memory.host.wire import MAX_MESSAGE_BYTES, RETRY_S, STOP, line, method_of
 
 logger = logging.getLogger(__name__)
@@ -70,6 +69,11 @@ class Plugins:
     """A socket's file name in the data dir -> what serves it."""
 
 
+def quiet_cancelled_socket_waits() -> None:
+    """Drop asyncio's harmless report of a socket read woken after anyio cancelled it (see below)."""
+    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
+
+
 class _CancelledSocketWait(logging.Filter):
     """Drops asyncio's report of a socket read woken after anyio cancelled it (anyio 4.x, harmless).
 
@@ -81,59 +85,6 @@ class _CancelledSocketWait(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         return not (isinstance(exc, asyncio.InvalidStateError) and "Future.set_result" in record.getMessage())
-
-
-async def serve_stdio(
-    server: MCPServer[Any], data_dir: Path, plugins: Plugins, *, detached_host: bool = False
-) -> None:
-    """Serve this process's stdio client through the data dir's host, hosting when there is none.
-
-    With ``detached_host`` it starts a headless host instead of hosting in-process, so the
-    store stays open after this client leaves (what the Claude Code plugin wants: the next
-    session and its hooks find it warm).
-    """
-    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
-    if not lock.socket_fits(data_dir):  # the data dir exists: the command checked it
-        raise BackendError(
-            f"The data dir path {data_dir} is too long for its Unix socket ({lock.SOCKET_NAME}); "
-            "set HYBRID_MEMORY_DATA_DIR to a shorter path."
-        )
-    with claimed_stdin() as wire:
-        await _relay_stdio(server, data_dir, plugins, StdinLines(wire), detached_host=detached_host)
-
-
-async def _relay_stdio(
-    server: MCPServer[Any], data_dir: Path, plugins: Plugins, stdin: StdinLines, *, detached_host: bool
-) -> None:
-    # The SDK reads its stdin only with ``async for``, which StdinLines provides.
-    async with (
-        stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (client_in, client_out),
-        anyio.create_task_group() as tg,
-    ):
-
-        async def connect() -> anyio.abc.ByteStream:
-            return await join_or_host(tg, server, data_dir, plugins, detached_host=detached_host)
-
-        tg.start_soon(_stop_on_sigterm, stdin)
-        try:
-            await AsyncRelay(client_in, client_out).run(connect)
-        finally:
-            tg.cancel_scope.cancel()
-            # The SDK's stdio transport ends only once its write stream is closed: without this
-            # the process would outlive its client's EOF.
-            await client_out.aclose()
-
-
-async def _stop_on_sigterm(stdin: StdinLines) -> None:
-    """SIGTERM ends the server as a closed stdin does: what is in flight is answered, the stores close.
-
-    A second SIGTERM finds the default handler back and ends the process at once.
-    """
-    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
-            logger.info("SIGTERM: answering what is in flight, then exiting")
-            stdin.close()
-            return
 
 
 async def join_or_host(
@@ -173,7 +124,7 @@ async def serve_headless(
     What a hook starts when it finds no host: later servers, hooks and commands join it
     like any host. Returns at once when another process already hosts.
     """
-    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
+    quiet_cancelled_socket_waits()
     lock_fd = lock.try_lock(data_dir, lock.SERVER)
     if lock_fd is None:
         logger.info("another process already hosts the memory store in %s", data_dir)

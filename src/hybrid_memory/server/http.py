@@ -18,6 +18,7 @@ import hmac
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import threading
@@ -44,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 REALM = "hybrid-memory"
 BACKLOG = 128
+_HAS_PORT = re.compile(r":(\d+|\*)$")
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,35 @@ def check_http_settings(http: HttpSettings) -> None:
         )
 
 
+def allowed_hosts(http: HttpSettings) -> list[str]:
+    """Every Host header value the server answers: loopback names with the port, then the operator's."""
+    own = ["127.0.0.1", "localhost", "[::1]"]
+    if not http.loopback and http.host not in ("0.0.0.0", "::"):
+        own.append(f"[{http.host}]" if ":" in http.host else http.host)
+    return [f"{name}:{http.port}" for name in own] + _with_any_port(http.allowed_hosts)
+
+
+def allowed_origins(http: HttpSettings) -> list[str]:
+    """Every Origin header value accepted (a request without Origin is not from a browser page)."""
+    own = [f"http://{name}:{http.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+    return own + _with_any_port(http.allowed_origins)
+
+
+def _with_any_port(entries: list[str]) -> list[str]:
+    """An entry without a port also matches that name with any port (``name`` and ``name:*``)."""
+    out: list[str] = []
+    for entry in entries:
+        out.append(entry)
+        if not _HAS_PORT.search(entry):
+            out.append(f"{entry}:*")
+    return out
+
+
 def transport_security(http: HttpSettings) -> TransportSecuritySettings:
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=http.hosts(), allowed_origins=http.origins()
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=allowed_hosts(http),
+        allowed_origins=allowed_origins(http),
     )
 
 
