@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hybrid_memory import __version__
 from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
@@ -25,7 +25,9 @@ from hybrid_memory.exits import (
 )
 
 if TYPE_CHECKING:
-    from hybrid_memory.host.serve import Plugins
+    from mcp.server.mcpserver import MCPServer
+
+    from hybrid_memory.host.serve import Host
     from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
@@ -114,20 +116,23 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _view(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from hybrid_memory.server import build_server
     from hybrid_memory.viewer.command import run_view
 
-    anyio.run(run_view, settings, args.port, _host_plugins())
+    anyio.run(run_view, settings, args.port, _host(build_server(settings), settings))
     return 0
 
 
-def _host_plugins() -> Plugins:
-    """What a host serves beside MCP: the store commands that join it, and the viewer on its own socket."""
+def _host(server: MCPServer[Any], settings: Settings) -> Host:
+    """The data dir's host to be, with what it serves beside MCP: the store commands that join it, and
+    the viewer on its own socket."""
     from hybrid_memory.commands.served import serve_command
-    from hybrid_memory.host.serve import Plugins
+    from hybrid_memory.host.serve import Host, Plugins
     from hybrid_memory.host.wire import METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
-    return Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+    plugins = Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+    return Host(server, settings.data_dir, plugins)
 
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -269,25 +274,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     check_data_dir(settings.data_dir)
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
-    plugins = _host_plugins()
+    host = _host(server, settings)
     if args.headless:
-        from hybrid_memory.host.serve import serve_headless
-
-        anyio.run(serve_headless, server, settings.data_dir, plugins, args.idle_exit)
+        anyio.run(host.serve_headless, args.idle_exit)
     elif args.transport == "http":
         from hybrid_memory.viewer.app import http_pages
 
         embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
-        http, data_dir, pages = settings.http, settings.data_dir, http_pages()
-        anyio.run(
-            lambda: serve_http(
-                server, http, settings.log_level, data_dir, embedded=embedded, plugins=plugins, pages=pages
-            )
-        )
+        pages = http_pages()
+        anyio.run(lambda: serve_http(settings.http, settings.log_level, host, embedded=embedded, pages=pages))
     else:
         from hybrid_memory.host.stdio import serve_stdio
 
-        anyio.run(lambda: serve_stdio(server, settings.data_dir, plugins, detached_host=args.detached_host))
+        anyio.run(lambda: serve_stdio(host, detached_host=args.detached_host))
     _exit_without_teardown()
 
 
