@@ -47,7 +47,7 @@ def _imported(path: Path) -> set[str]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
-            # ``from hybrid_memory import hosting`` imports a module: count the module.
+            # ``from hybrid_memory.host import lock`` imports a module: count the module.
             found.update(f"{base}.{alias.name}" for alias in node.names)
             found.add(base)
     return found
