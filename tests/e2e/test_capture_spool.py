@@ -195,6 +195,12 @@ def test_a_failing_capture_waits_is_told_at_the_next_start_and_is_done_by_the_ne
     finally:
         os.close(lock)
 
+    stats = subprocess.run(
+        [str(HOOK), "stats"], env=hook_env(data_dir), capture_output=True, text=True, timeout=120, check=True
+    )
+    assert told in stats.stderr.splitlines()
+    assert json.loads(stats.stdout)["items"] == 0
+
     # Time passes: the failed capture is due for a retry (the file is the whole state).
     [path] = (data_dir / "hooks" / "pending").glob("*.json")
     path.write_text(json.dumps({**waiting, "last_attempt": waiting["last_attempt"] - 3600}))

@@ -150,7 +150,7 @@ def _waiting_captures(config: HookConfig, event: str, output: dict[str, Any] | N
         return output
     from hybrid_memory.integrations.pending import notice
 
-    line = notice(config)
+    line = notice(config.data_dir)
     return {**(output or {}), "systemMessage": line} if line else output
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.config import HookConfig, safe_name
+from hybrid_memory.integrations.config import HookConfig, hooks_dir, safe_name
 
 PATIENCE_S = 1800.0
 """How long a detached capture keeps trying (waiting for a command that holds the store, or for the host)."""
@@ -41,7 +41,11 @@ _RETRY_LOCK = "retry.lock"
 
 
 def _dir(config: HookConfig) -> Path:
-    return config.state_dir / "pending"
+    return _pending_dir(config.state_dir)
+
+
+def _pending_dir(state_dir: Path) -> Path:
+    return state_dir / "pending"
 
 
 def _file(config: HookConfig, session_id: str) -> Path:
@@ -90,24 +94,29 @@ def failed(config: HookConfig, session_id: str, error: str) -> None:
 
 def waiting(config: HookConfig) -> list[dict[str, Any]]:
     """The captures that wait, oldest first."""
+    return _waiting_in(config.state_dir)
+
+
+def _waiting_in(state_dir: Path) -> list[dict[str, Any]]:
     try:
-        paths = [p for p in _dir(config).iterdir() if p.suffix == ".json" and not p.name.startswith(".")]
+        paths = [p for p in _pending_dir(state_dir).iterdir() if p.suffix == ".json" and p.name[0] != "."]
     except OSError:
         return []
     entries = [e for e in (_read(p) for p in paths) if e is not None]
     return sorted(entries, key=lambda e: float(e.get("since") or 0))
 
 
-def notice(config: HookConfig) -> str | None:
+def notice(data_dir: Path) -> str | None:
     """One line for people when captures failed and still wait: how many, and the last error."""
-    failing = [e for e in waiting(config) if int(e.get("attempts") or 0) > 0]
+    state_dir = hooks_dir(data_dir)
+    failing = [e for e in _waiting_in(state_dir) if int(e.get("attempts") or 0) > 0]
     if not failing:
         return None
     last = max(failing, key=lambda e: float(e.get("last_attempt") or 0))
     sessions = "1 session waits" if len(failing) == 1 else f"{len(failing)} sessions wait"
     return (
         f"hybrid-memory: {sessions} to be captured (retried by the next hook and when the memory host "
-        f"starts; see {config.state_dir / 'hooks.log'}); last error: {last.get('last_error')}"
+        f"starts; see {state_dir / 'hooks.log'}); last error: {last.get('last_error')}"
     )
 
 
