@@ -105,7 +105,12 @@ class HookConfig(NamedTuple):
     @property
     def state_dir(self) -> Path:
         """Where the hooks keep their small files: capture offsets, the recent sessions, the log."""
-        return self.data_dir / "hooks"
+        return hooks_dir(self.data_dir)
+
+
+def hooks_dir(data_dir: Path) -> Path:
+    """The data dir's folder of the hooks' small files (:attr:`HookConfig.state_dir`)."""
+    return data_dir / "hooks"
 
 
 def estimate_tokens(text: str) -> int:
