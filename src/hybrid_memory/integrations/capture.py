@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
@@ -29,7 +30,6 @@ from hybrid_memory.integrations.config import (
     recent_sessions_file,
     safe_name,
 )
-from hybrid_memory.integrations.host_client import connect
 from hybrid_memory.integrations.transcript import Reading, read_from
 
 BATCH = 200

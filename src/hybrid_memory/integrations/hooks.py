@@ -84,8 +84,8 @@ def _context_output(event: str, text: str) -> dict[str, Any]:
 
 
 def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
+    from hybrid_memory.host.client import connect
     from hybrid_memory.integrations.capture import settled
-    from hybrid_memory.integrations.host_client import connect
     from hybrid_memory.integrations.inject import session_context
 
     settled(config, SETTLE_S)
@@ -97,7 +97,7 @@ def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any
 
 
 def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
-    from hybrid_memory.integrations.host_client import connect
+    from hybrid_memory.host.client import connect
     from hybrid_memory.integrations.inject import prompt_context
 
     prompt = payload.get("prompt")

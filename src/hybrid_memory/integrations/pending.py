@@ -148,7 +148,7 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
 
 
 def _command_holding(config: HookConfig) -> str | None:
-    from hybrid_memory.hostlock import command_holding
+    from hybrid_memory.host.lock import command_holding
 
     return command_holding(config.data_dir)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
-from hybrid_memory.commands.wire import Reply
+from hybrid_memory.host.wire import Reply
 from hybrid_memory.models import Scope
 from hybrid_memory.settings import Settings
 
