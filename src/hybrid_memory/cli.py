@@ -121,13 +121,28 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _host_plugins() -> Plugins:
-    """What a host serves beside MCP: the store commands that join it, and the viewer on its own socket."""
+    """What a host serves beside MCP: the store commands that join it, the viewer on its own socket,
+    and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
     from hybrid_memory.host.serve import Plugins
     from hybrid_memory.host.wire import METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
-    return Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+    return Plugins(
+        calls={METHOD: serve_command},
+        sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
+        on_open=[_capture_pending],
+    )
+
+
+async def _capture_pending(data_dir: Path) -> None:
+    """The captures that wait (a host was down, a command held the store), done by the host that starts:
+    in a thread, as a client of the host like the hooks that left them."""
+    import anyio
+
+    from hybrid_memory.integrations.pending import retry_at_start
+
+    await anyio.to_thread.run_sync(retry_at_start, data_dir, abandon_on_cancel=True)
 
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

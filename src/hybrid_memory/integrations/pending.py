@@ -135,7 +135,9 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
     transcript = Path(str(entry.get("transcript")))
     if not transcript.is_file():
         done(config, session_id)
-        _log(config, f"capture of session {session_id} dropped: its transcript {transcript} is gone")
+        _log(
+            config.state_dir, f"capture of session {session_id} dropped: its transcript {transcript} is gone"
+        )
         return
     try:
         capture(config, session_id, transcript, Path(str(entry.get("cwd"))), lock_timeout_s=lock_timeout_s)
@@ -205,12 +207,27 @@ def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = Fa
             except CaptureBusy:
                 continue  # a capture in progress holds its session's lock: that one is not ours to do
             except Exception as exc:
-                _log(config, f"retried capture of session {entry['session_id']} failed: {describe(exc)}")
+                _log(
+                    config.state_dir,
+                    f"retried capture of session {entry['session_id']} failed: {describe(exc)}",
+                )
                 continue
             captured += 1
         return captured
     finally:
         os.close(fd)
+
+
+def retry_at_start(data_dir: Path) -> int:
+    """Capture everything that waits, for a host that has just opened the stores; how many were done."""
+    if not _waiting_in(hooks_dir(data_dir)):
+        return 0
+    try:
+        config = HookConfig.from_env()._replace(data_dir=data_dir)
+    except ValueError as exc:  # a hook setting out of range: the hooks say so themselves
+        _log(hooks_dir(data_dir), f"pending captures not retried: {exc}")
+        return 0
+    return retry(config, everything=True)
 
 
 def _due(config: HookConfig, skip: Iterable[str], everything: bool) -> list[dict[str, Any]]:
@@ -250,10 +267,10 @@ def detach_streams(config: HookConfig) -> None:
     os.close(log)
 
 
-def _log(config: HookConfig, line: str) -> None:
+def _log(state_dir: Path, line: str) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with contextlib.suppress(OSError):
-        config.state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a") as f:
             f.write(f"{stamp} {line}\n")
