@@ -73,13 +73,17 @@ def keep(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> No
     """Record that ``session_id`` waits to be captured; what earlier attempts left is kept."""
     path = _file(config, session_id)
     entry = _read(path) or {"session_id": session_id, "attempts": 0, "last_error": None, "since": time.time()}
-    entry.update(transcript=str(transcript), cwd=str(cwd))
+    # A new token each time: a capture that began before this one cannot take it for done.
+    entry.update(transcript=str(transcript), cwd=str(cwd), token=f"{os.getpid()}-{time.time_ns()}")
     _write(path, entry)
 
 
-def done(config: HookConfig, session_id: str) -> None:
-    """The host has the session: nothing waits any more."""
-    _file(config, session_id).unlink(missing_ok=True)
+def done(config: HookConfig, session_id: str, token: str | None = None) -> None:
+    """The host has the session (as it was when ``token`` was kept, if given): nothing waits any more."""
+    path = _file(config, session_id)
+    if token is not None and (_read(path) or {}).get("token") != token:
+        return  # kept again since this capture began: what was added waits for its own
+    path.unlink(missing_ok=True)
 
 
 def failed(config: HookConfig, session_id: str, error: str) -> None:
@@ -132,9 +136,9 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
     entry = _read(_file(config, session_id))
     if entry is None:
         return  # captured meanwhile by another process
-    transcript = Path(str(entry.get("transcript")))
+    transcript, token = Path(str(entry.get("transcript"))), entry.get("token")
     if not transcript.is_file():
-        done(config, session_id)
+        done(config, session_id, token)
         _log(
             config.state_dir, f"capture of session {session_id} dropped: its transcript {transcript} is gone"
         )
@@ -146,7 +150,7 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
     except Exception as exc:
         failed(config, session_id, describe(exc))
         raise
-    done(config, session_id)
+    done(config, session_id, token)
 
 
 def _command_holding(config: HookConfig) -> str | None:
