@@ -194,7 +194,7 @@ def patiently(
 
 def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = False) -> int:
     """Capture what waits (all of it with ``everything``, else what failed long enough ago); how many
-    were done. One retry at a time: returns 0 at once when another process retries."""
+    stopped waiting. One retry at a time: returns 0 at once when another process retries."""
     config.state_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(config.state_dir / _RETRY_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -202,24 +202,43 @@ def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = Fa
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return 0
-        from hybrid_memory.integrations.capture import CaptureBusy
-
-        captured = 0
-        for entry in _due(config, skip, everything):
-            try:
-                attempt(config, entry["session_id"], lock_timeout_s=0.0)
-            except CaptureBusy:
-                continue  # a capture in progress holds its session's lock: that one is not ours to do
-            except Exception as exc:
-                _log(
-                    config.state_dir,
-                    f"retried capture of session {entry['session_id']} failed: {describe(exc)}",
-                )
-                continue
-            captured += 1
-        return captured
+        due = _due(config, skip, everything)
+        # Those whose transcript is gone need no host: they stop waiting whatever the host does.
+        gone = [e for e in due if not Path(str(e.get("transcript"))).is_file()]
+        live = [e for e in due if e not in gone]
+        if live and not _host_answers(config, live):
+            live = []
+        return sum(_retried(config, entry) for entry in gone + live)
     finally:
         os.close(fd)
+
+
+def _retried(config: HookConfig, entry: dict[str, Any]) -> bool:
+    from hybrid_memory.integrations.capture import CaptureBusy
+
+    try:
+        attempt(config, entry["session_id"], lock_timeout_s=0.0)
+    except CaptureBusy:
+        return False  # a capture in progress holds its session's lock: that one is not ours to do
+    except Exception as exc:
+        _log(config.state_dir, f"retried capture of session {entry['session_id']} failed: {describe(exc)}")
+        return False
+    return True
+
+
+def _host_answers(config: HookConfig, due: list[dict[str, Any]]) -> bool:
+    """Whether the host answers (started when none runs); when not, each capture due has failed again,
+    once (not once per capture, each after the whole wait)."""
+    from hybrid_memory.host.client import HostError, open_socket
+
+    try:
+        open_socket(config.data_dir, config.timeout_s).close()
+    except (HostError, OSError) as exc:
+        for entry in due:
+            failed(config, entry["session_id"], describe(exc))
+        _log(config.state_dir, f"{len(due)} waiting captures not retried: {describe(exc)}")
+        return False
+    return True
 
 
 def retry_at_start(data_dir: Path) -> int:
