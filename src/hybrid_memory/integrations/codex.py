@@ -25,6 +25,7 @@ from hybrid_memory.integrations.reading import Pass, clean, derived_id, relative
 CODEX_TEXT = ("input_text", "output_text")
 _SHELL_TOOLS = {"shell", "shell_command", "exec_command", "exec", "container.exec", "local_shell"}
 _PATCHED = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
+_WRAPPER = re.compile(r"^(?:/\S*/)?(?:ba|z)?sh -l?c ")
 _EXIT = re.compile(r"(?:Exit code:|exited with code|exit_code\W+)\s*(-?\d+)", re.IGNORECASE)
 
 
@@ -106,7 +107,7 @@ def _call(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
         patch = command = _command(args)
         if "*** Begin Patch" not in command and TEST_COMMAND.search(command):
             # A wrapped command (bash -lc "…") is shown without the wrapper.
-            state.tests[call_id] = " ".join(command.split()).removeprefix("bash -lc ")[:120]
+            state.tests[call_id] = _WRAPPER.sub("", " ".join(command.split()))[:120]
     else:
         patch = ""
     paths = _PATCHED.findall(patch) if isinstance(patch, str) else []
