@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hybrid_memory.integrations.reading import relative
 from hybrid_memory.integrations.transcript import Reading, parse_lines, read_from
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -312,3 +313,17 @@ def test_codex_test_runs_are_read_under_every_shell_tool_name(
     ]
     reading = parse_lines([json.dumps(line).encode() for line in lines])
     assert _texts(reading) == [("assistant", "(tests failed: pytest -q)")]
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "shown"),
+    [
+        ("C:\\Users\\ada\\Ledger\\src\\db.py", "C:\\Users\\ada\\Ledger", "src/db.py"),
+        ("c:\\users\\ada\\ledger\\src\\db.py", "C:\\Users\\ada\\Ledger", "src/db.py"),
+        ("D:\\other\\db.py", "C:\\Users\\ada\\Ledger", "/d/other/db.py"),
+        ("\\\\server\\share\\ledger\\db.py", "\\\\server\\share\\ledger", "db.py"),
+        ("/home/ada/Ledger/src/db.py", "/home/ada/ledger", "/home/ada/Ledger/src/db.py"),
+    ],
+)
+def test_an_edited_file_is_shown_relative_to_the_session_directory(path: str, cwd: str, shown: str) -> None:
+    assert relative(path, cwd) == shown
