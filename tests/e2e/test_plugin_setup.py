@@ -242,3 +242,45 @@ def test_the_launcher_runs_the_command_that_hybrid_memory_command_names(tmp_path
         check=True,
     )
     assert done.stdout == "ran with hook stop\n"
+
+
+def test_a_copy_of_the_plugin_finds_the_venv_of_the_checkout_claude_code_recorded_as_its_marketplace(
+    tmp_path: Path,
+) -> None:
+    clone = _clone(tmp_path)
+    venv_command = clone / ".venv" / "bin" / "hybrid-memory"
+    venv_command.parent.mkdir(parents=True)
+    venv_command.write_text('#!/bin/sh\nprintf "the venv ran %s\\n" "$*"\n')
+    venv_command.chmod(0o755)
+    copy = (
+        tmp_path / "home" / ".claude" / "plugins" / "cache" / "mcp-hybrid-memory" / "hybrid-memory" / "0.1.0"
+    )
+    shutil.copytree(clone / "plugins" / "hybrid-memory", copy)
+    known = {
+        "mcp-hybrid-memory": {
+            "source": {"source": "directory", "path": str(clone)},
+            "installLocation": str(clone),
+        }
+    }
+    (tmp_path / "home" / ".claude" / "plugins" / "known_marketplaces.json").write_text(
+        json.dumps(known, indent=2)
+    )
+    done = subprocess.run(
+        ["sh", str(copy / "bin" / "hybrid-memory"), "hook", "stop"],
+        env={"PATH": _bare_path(), "HOME": str(tmp_path / "home"), "CLAUDE_PLUGIN_ROOT": str(copy)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout == "the venv ran hook stop\n"
+
+
+def test_claude_code_validates_the_plugin(tmp_path: Path) -> None:
+    require_claude()
+    with messages_standin(lambda _: "Noted.") as model:
+        claude = ClaudeCode(home=tmp_path / "home", base_url=model.url, env=_session_env(tmp_path / "data"))
+        claude.home.mkdir()
+        done = claude.run("plugin", "validate", str(REPO / "plugins" / "hybrid-memory"))
+    assert "Validation passed" in done.stdout
+    assert "bin/hybrid-memory" in done.stdout
