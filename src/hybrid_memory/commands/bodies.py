@@ -158,6 +158,15 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
     return Reply(text + "\n")
 
 
+async def forget_project(target: Target, args: Mapping[str, Any]) -> Reply:
+    async with target.open() as service:
+        done = await service.forget_project(target.scope)
+    return Reply(
+        f"project {target.scope.project}: forgot {done.deleted_memories} memories and "
+        f"{done.deleted_notes} notes (with their links)\n"
+    )
+
+
 BODIES: dict[str, Body] = {
     "stats": stats,
     "cleanup": cleanup,
@@ -165,5 +174,6 @@ BODIES: dict[str, Body] = {
     "export": export,
     "import": import_,
     "recall": recall,
+    "forget": forget_project,
 }
 """Every command that reads or writes the store, by name."""
