@@ -284,3 +284,30 @@ def test_claude_code_validates_the_plugin(tmp_path: Path) -> None:
         done = claude.run("plugin", "validate", str(REPO / "plugins" / "hybrid-memory"))
     assert "Validation passed" in done.stdout
     assert "bin/hybrid-memory" in done.stdout
+
+
+def test_a_hybrid_memory_command_that_is_no_command_is_named_in_the_session_start_message(
+    tmp_path: Path,
+) -> None:
+    clone = _clone(tmp_path)
+    env = {
+        "PATH": _bare_path(),
+        "HOME": str(tmp_path),
+        "CLAUDE_PLUGIN_ROOT": str(clone / "plugins" / "hybrid-memory"),
+        "HYBRID_MEMORY_COMMAND": f"{tmp_path}/nowhere/hybrid-memory serve",
+    }
+    done = subprocess.run(
+        ["sh", str(clone / "plugins" / "hybrid-memory" / "bin" / "hybrid-memory"), "hook", "session-start"],
+        input="{}",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout) == {
+        "systemMessage": "hybrid-memory: HYBRID_MEMORY_COMMAND starts with "
+        f"{tmp_path}/nowhere/hybrid-memory, which is not a command here, so memory is off; "
+        "to fix it, set HYBRID_MEMORY_COMMAND to the "
+        "hybrid-memory command's path (or unset it), then start a new session."
+    }
