@@ -53,9 +53,6 @@ NOT_RUNNABLE: dict[str, str] = {
         "a terminal session shown with its output, a server running in the background; "
         "tests/e2e/test_cli_joins_server.py runs these commands against running servers"
     ),
-    r"^hybrid-memory stop$": (
-        "stops the host of a data dir that a running client uses; the command's own tests run it"
-    ),
     r"^pip uninstall": "removes the package this test runs",
     r"^rm -rf ~/": "deletes the user's own data directory",
     r"settings_doc > docs/configuration\.md": (
