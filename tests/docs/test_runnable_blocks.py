@@ -36,6 +36,9 @@ NOT_RUNNABLE: dict[str, str] = {
     rf"{_ENV}hybrid-memory eval locomo": (
         "a benchmark over the whole LoCoMo dataset; tests/e2e/test_eval_smoke.py runs a slice"
     ),
+    rf"{_ENV}hybrid-memory eval longmemeval": (
+        "a benchmark: minutes of embedding per LongMemEval question, on a dataset beside the checkout"
+    ),
     r"^pytest -m neo4j": (
         "runs test suites (ArcadeDB's JVM, or a real Neo4j it would empty): the suite itself runs them"
     ),
