@@ -31,6 +31,10 @@ async def test_forget_a_project_through_the_running_server_leaves_the_other_proj
     async with open_app(make_settings(data).model_copy(update={"project": "garden"}), embedder) as app:
         roses = [MessageIn(role="user", content="The roses are pruned in February.", id="r1")]
         await app.service.remember_thread(Scope(project="garden"), ThreadDraft("roses", roses))
+    recent = data / "hooks" / "sessions"
+    recent.mkdir(parents=True)
+    for project in ("e2e", "garden"):  # what the hooks keep for SessionStart: a session's first prompt
+        (recent / f"{project}.json").write_text('[{"first": "When is the boiler serviced?"}]')
     with anyio.fail_after(300):
         async with Client(stdio_params(data)) as house:
             await call(house, "remember_thread", thread_id="house", messages=SAID)
@@ -48,6 +52,7 @@ async def test_forget_a_project_through_the_running_server_leaves_the_other_proj
             kept = await anyio.to_thread.run_sync(lambda: hybrid_memory(data, "stats", "--project", "garden"))
     assert json.loads(gone.stdout)["items"] == 0
     assert json.loads(kept.stdout)["items"] == 1
+    assert sorted(p.name for p in recent.iterdir()) == ["garden.json"]
 
 
 def test_forget_names_no_project_by_default(tmp_path: Path) -> None:
