@@ -75,28 +75,15 @@ def _set_up_as_the_readme_says(clone: Path) -> None:
     """
     subprocess.run([sys.executable, "-m", "venv", str(clone / ".venv")], check=True, timeout=120)
     python = clone / ".venv" / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout.strip()
+
+    def run(*args: str) -> str:
+        done = subprocess.run([str(python), *args], cwd=clone, check=True, capture_output=True, timeout=300)
+        return done.stdout.decode().strip()
+
+    site = run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     (Path(site) / "_borrowed_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "-e", "."],
-        cwd=clone,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    imported = subprocess.run(
-        [str(python), "-c", "import hybrid_memory; print(hybrid_memory.__file__)"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout.strip()
+    run("-m", "pip", "install", "-q", "--no-deps", "-e", ".")
+    imported = run("-c", "import hybrid_memory; print(hybrid_memory.__file__)")
     assert imported.startswith(str(clone)), f"the clone's venv imports hybrid_memory from {imported}"
 
 
@@ -161,16 +148,15 @@ def test_the_plugin_works_from_a_fresh_clone_set_up_as_the_readme_says_with_the_
     assert "[memory:" in request_text(session_2[0])
 
 
-def _launcher(clone: Path, *args: str, home: Path, stdin: str = "{}") -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": _bare_path(),
-        "HOME": str(home),
-        "CLAUDE_PLUGIN_ROOT": str(clone / "plugins" / "hybrid-memory"),
-    }
+def _launcher(
+    plugin: Path, *args: str, home: Path, stdin: str = "{}", **env: str
+) -> subprocess.CompletedProcess[str]:
+    """The plugin's ``bin/hybrid-memory`` run as Claude Code runs it, with a PATH that holds no package."""
+    environment = {"PATH": _bare_path(), "HOME": str(home), "CLAUDE_PLUGIN_ROOT": str(plugin), **env}
     return subprocess.run(
-        ["sh", str(clone / "plugins" / "hybrid-memory" / "bin" / "hybrid-memory"), *args],
+        ["sh", str(plugin / "bin" / "hybrid-memory"), *args],
         input=stdin,
-        env=env,
+        env=environment,
         capture_output=True,
         text=True,
         timeout=60,
@@ -182,10 +168,9 @@ def test_with_no_package_to_find_session_start_says_so_in_one_system_message_and
     tmp_path: Path,
 ) -> None:
     clone = _clone(tmp_path)
-    home = tmp_path / "home"
-    home.mkdir()
+    plugin = clone / "plugins" / "hybrid-memory"
 
-    started = _launcher(clone, "hook", "session-start", home=home)
+    started = _launcher(plugin, "hook", "session-start", home=tmp_path)
     assert started.returncode == 0
     lines = started.stdout.splitlines()
     assert len(lines) == 1, started.stdout
@@ -198,10 +183,10 @@ def test_with_no_package_to_find_session_start_says_so_in_one_system_message_and
         "then start a new session."
     )
     for event in ("user-prompt-submit", "stop", "pre-compact", "session-end"):
-        quiet = _launcher(clone, "hook", event, home=home)
+        quiet = _launcher(plugin, "hook", event, home=tmp_path)
         assert (quiet.returncode, quiet.stdout) == (0, "")
         assert quiet.stderr.splitlines() == [message["systemMessage"]]
-    served = _launcher(clone, "serve", "--detached-host", home=home, stdin="")
+    served = _launcher(plugin, "serve", "--detached-host", home=tmp_path, stdin="")
     assert served.returncode == 127
     assert served.stderr.splitlines() == [message["systemMessage"]]
 
@@ -222,26 +207,13 @@ def test_with_no_package_to_find_claude_mcp_list_names_the_plugins_command(tmp_p
 
 def test_the_launcher_runs_the_command_that_hybrid_memory_command_names(tmp_path: Path) -> None:
     clone = _clone(tmp_path)
-    home = tmp_path / "home"
-    home.mkdir()
     named = tmp_path / "named"
     named.write_text('#!/bin/sh\nprintf "ran with %s\\n" "$*"\n')
     named.chmod(0o755)
-    env = {
-        "PATH": _bare_path(),
-        "HOME": str(home),
-        "CLAUDE_PLUGIN_ROOT": str(clone / "plugins" / "hybrid-memory"),
-        "HYBRID_MEMORY_COMMAND": str(named),
-    }
-    done = subprocess.run(
-        ["sh", str(clone / "plugins" / "hybrid-memory" / "bin" / "hybrid-memory"), "hook", "stop"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    done = _launcher(
+        clone / "plugins" / "hybrid-memory", "hook", "stop", home=tmp_path, HYBRID_MEMORY_COMMAND=str(named)
     )
-    assert done.stdout == "ran with hook stop\n"
+    assert (done.returncode, done.stdout) == (0, "ran with hook stop\n")
 
 
 def test_a_copy_of_the_plugin_finds_the_venv_of_the_checkout_claude_code_recorded_as_its_marketplace(
@@ -265,15 +237,8 @@ def test_a_copy_of_the_plugin_finds_the_venv_of_the_checkout_claude_code_recorde
     (tmp_path / "home" / ".claude" / "plugins" / "known_marketplaces.json").write_text(
         json.dumps(known, indent=2)
     )
-    done = subprocess.run(
-        ["sh", str(copy / "bin" / "hybrid-memory"), "hook", "stop"],
-        env={"PATH": _bare_path(), "HOME": str(tmp_path / "home"), "CLAUDE_PLUGIN_ROOT": str(copy)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout == "the venv ran hook stop\n"
+    done = _launcher(copy, "hook", "stop", home=tmp_path / "home")
+    assert (done.returncode, done.stdout) == (0, "the venv ran hook stop\n")
 
 
 def test_claude_code_validates_the_plugin(tmp_path: Path) -> None:
@@ -290,21 +255,14 @@ def test_a_hybrid_memory_command_that_is_no_command_is_named_in_the_session_star
     tmp_path: Path,
 ) -> None:
     clone = _clone(tmp_path)
-    env = {
-        "PATH": _bare_path(),
-        "HOME": str(tmp_path),
-        "CLAUDE_PLUGIN_ROOT": str(clone / "plugins" / "hybrid-memory"),
-        "HYBRID_MEMORY_COMMAND": f"{tmp_path}/nowhere/hybrid-memory serve",
-    }
-    done = subprocess.run(
-        ["sh", str(clone / "plugins" / "hybrid-memory" / "bin" / "hybrid-memory"), "hook", "session-start"],
-        input="{}",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    done = _launcher(
+        clone / "plugins" / "hybrid-memory",
+        "hook",
+        "session-start",
+        home=tmp_path,
+        HYBRID_MEMORY_COMMAND=f"{tmp_path}/nowhere/hybrid-memory serve",
     )
+    assert done.returncode == 0
     assert json.loads(done.stdout) == {
         "systemMessage": "hybrid-memory: HYBRID_MEMORY_COMMAND starts with "
         f"{tmp_path}/nowhere/hybrid-memory, which is not a command here, so memory is off; "
