@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from hybrid_memory import settings_doc
 from tests.docs.blocks import REPO, pages, shell_blocks
 
@@ -56,61 +58,65 @@ def test_no_page_speaks_of_issues_bars_or_sessions_of_work() -> None:
     assert found == [], f"planning words in the documentation: {found}"
 
 
-def test_the_planning_words_rule_catches_them() -> None:
-    caught = [
-        "the issue-9 bars",
-        "Against the bars of issue 12",
-        "at the start of the last session",
-        "a bar",
-        "as the brief asks",
-        "the next milestone",
-    ]
-    kept = [
-        "a recall session",
-        "each client's MCP session",
-        "Claude Code sessions",
-        "bartender",
-        "a brief note",
-    ]
-    assert [text for text in caught if PLANNING.search(text)] == caught
-    assert [text for text in kept if PLANNING.search(text)] == []
-
-
 def test_no_page_reads_as_a_lab_notebook() -> None:
     found = _lines_matching(NOTEBOOK)
     assert found == [], f"say what is, not what changed: {found}"
 
 
-def test_the_notebook_rule_catches_what_changed_and_keeps_what_is() -> None:
-    caught = [
-        "| speakers 0.8 (new) | 0.833 |",
-        "one thing of today's default",
-        "it no longer refuses",
-        "it used to block",
-        "half was kept as the round reason",
-        "No Neo4j runs on our development machines",
-        "before / now",
-        "| now | 0.736 |",
-        "| before | 0.701 |",
-        "we tried BM25 first",
-        "previously the default",
-        "the old default was 0.3",
-        "kept off for now",
-        "not yet supported",
-        "in this round",
-    ]
-    kept = [
-        "a second store round",
-        "the model is used to rank hits",
-        "Weak hits are kept, not dropped",
-        "redacted before anything is stored",
-        "the newest first, then the older ones",
-        "a note whose validity ended",
-        "what happens now is",
-        "Today at 09:00",
-    ]
-    assert [text for text in caught if NOTEBOOK.search(text)] == caught
-    assert [text for text in kept if NOTEBOOK.search(text)] == []
+PLANNING_CAUGHT = [
+    "the issue-9 bars",
+    "Against the bars of issue 12",
+    "at the start of the last session",
+    "a bar",
+    "as the brief asks",
+    "the next milestone",
+]
+PLANNING_KEPT = [
+    "a recall session",
+    "each client's MCP session",
+    "Claude Code sessions",
+    "bartender",
+    "a brief note",
+]
+NOTEBOOK_CAUGHT = [
+    "| speakers 0.8 (new) | 0.833 |",
+    "one thing of today's default",
+    "it no longer refuses",
+    "it used to block",
+    "half was kept as the round reason",
+    "No Neo4j runs on our development machines",
+    "before / now",
+    "| now | 0.736 |",
+    "| before | 0.701 |",
+    "we tried BM25 first",
+    "previously the default",
+    "the old default was 0.3",
+    "kept off for now",
+    "not yet supported",
+    "in this round",
+]
+NOTEBOOK_KEPT = [
+    "a second store round",
+    "the model is used to rank hits",
+    "Weak hits are kept, not dropped",
+    "redacted before anything is stored",
+    "the newest first, then the older ones",
+    "a note whose validity ended",
+    "what happens now is",
+    "Today at 09:00",
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "caught", "kept"),
+    [(PLANNING, PLANNING_CAUGHT, PLANNING_KEPT), (NOTEBOOK, NOTEBOOK_CAUGHT, NOTEBOOK_KEPT)],
+    ids=["planning", "notebook"],
+)
+def test_each_rule_catches_its_words_and_keeps_what_is_not(
+    rule: re.Pattern[str], caught: list[str], kept: list[str]
+) -> None:
+    assert [text for text in caught if rule.search(text)] == caught
+    assert [text for text in kept if rule.search(text)] == []
 
 
 def test_ci_runs_the_readmes_test_command() -> None:
