@@ -29,7 +29,7 @@ HOOK = Path(sys.executable).parent / "hybrid-memory"
 HOLD_LIKE_A_COMMAND = """
 import sys, time
 from pathlib import Path
-from hybrid_memory import hostlock
+from hybrid_memory.host import lock as hostlock
 fd = hostlock.try_lock(Path(sys.argv[1]), hostlock.COMMAND, "export")
 assert fd is not None, "the store is held already"
 print("held", flush=True)
