@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
+from hybrid_memory.commands import STORE_COMMANDS, add_forget_parser, add_recall_parser, join_running
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
     add_recall_parser(sub)
+    add_forget_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     stop = sub.add_parser(

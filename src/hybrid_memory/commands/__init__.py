@@ -1,4 +1,5 @@
-"""The commands that use the store (stats, export, import, cleanup, graph, recall), wherever it is held.
+"""The commands that use the store (stats, export, import, cleanup, graph, recall, forget), wherever it
+is held.
 
 A server that runs on the data dir holds the store; a command then joins it over its
 socket and the server runs the command's body on its open stores
@@ -20,7 +21,7 @@ from hybrid_memory.host.wire import Reply
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
 
-STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall")
+STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "forget")
 _TRIES = 3
 
 
@@ -38,6 +39,18 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
+def add_forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    forget = sub.add_parser(
+        "forget",
+        help="delete everything one project remembers: its memories, notes and links",
+        description="Permanently delete every memory, note and link of the project named by --project "
+        "(no default, so that no project is forgotten by accident). Other projects are untouched. "
+        "Joins a running server; without one, opens the store.",
+    )
+    forget.add_argument("--project", required=True, help="the project to forget, as stats and view name it")
+    forget.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
 def _limit(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 50:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of hits from 1 to 50")
@@ -47,7 +60,7 @@ def _limit(text: str) -> int:
 def arguments(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed flags a body reads, as JSON; paths made absolute (a server has its own cwd)."""
     command = args.command
-    if command == "stats":
+    if command in ("stats", "forget"):
         return {}
     if command == "cleanup":
         return {"dry_run": args.dry_run}

@@ -43,7 +43,7 @@ from hybrid_memory.service import browse
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.forgetting import forget
+from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes, no_note
@@ -157,6 +157,10 @@ class MemoryService:
     ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
         return await forget(self._stores.vectors, self._stores.graph, scope, ids=ids, thread_id=thread_id)
+
+    async def forget_project(self, scope: Scope) -> ForgetResult:
+        """Delete everything the scope's project holds: its memories, notes and links."""
+        return await forget_project(self._stores.vectors, self._stores.graph, scope)
 
     async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
         """Pin a memory or note into core memory (never evicted, always in context), or unpin it."""
