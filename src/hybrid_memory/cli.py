@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
+from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, follow_directory, join_running
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -273,6 +273,7 @@ def _exit_without_teardown() -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command in STORE_COMMANDS:
+        follow_directory(args)
         # A running server answers before the settings (most of the start-up) are even imported.
         answered = join_running(args.command, args, store_arguments(args))
         if answered is not None:

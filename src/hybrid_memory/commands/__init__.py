@@ -38,6 +38,19 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
+def follow_directory(parsed: argparse.Namespace) -> None:
+    """A store command given no ``--project`` (nor ``HYBRID_MEMORY_PROJECT``) works on the project of
+    the directory it runs in, as the hooks do (:mod:`hybrid_memory.projects`)."""
+    configured = any(k.upper() == "HYBRID_MEMORY_PROJECT" and v.strip() for k, v in os.environ.items())
+    if getattr(parsed, "project", None) or configured:
+        return
+    from hybrid_memory.projects import legacy_project_name, project_of_directory, root_uri
+
+    cwd = os.getcwd()
+    parsed.project = project_of_directory(cwd)
+    parsed.legacy = legacy_project_name(root_uri(cwd))
+
+
 def _limit(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 50:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of hits from 1 to 50")
@@ -48,7 +61,7 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed flags a body reads, as JSON; paths made absolute (a server has its own cwd)."""
     command = args.command
     if command == "stats":
-        return {}
+        return {"legacy": getattr(args, "legacy", None)}
     if command == "cleanup":
         return {"dry_run": args.dry_run}
     if command == "graph":
@@ -69,7 +82,13 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
             "quiet": args.quiet,
         }
     if command == "recall":
-        return {"query": args.query, "limit": args.limit, "json": args.json}
+        return {
+            "query": args.query,
+            "limit": args.limit,
+            "json": args.json,
+            "cwd": os.getcwd(),
+            "legacy": getattr(args, "legacy", None),
+        }
     raise ValueError(f"{command} is not a store command; these are: {', '.join(STORE_COMMANDS)}")
 
 

@@ -55,6 +55,8 @@ Body = Callable[[Target, Mapping[str, Any]], Awaitable[Reply]]
 
 async def stats(target: Target, args: Mapping[str, Any]) -> Reply:
     async with target.open() as service:
+        if args.get("legacy"):
+            await service.adopt(args["legacy"], target.scope)
         return Reply((await service.stats(target.scope)).model_dump_json(indent=2) + "\n")
 
 
@@ -148,8 +150,11 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
     from hybrid_memory.tools._present import present
 
     call = {"query": args["query"], "limit": args["limit"]}
+    options = RecallOptions(limit=args["limit"], work_tree=Path(args["cwd"]) if args.get("cwd") else None)
     async with target.open() as service:
-        result = await service.recall(target.scope, args["query"], RecallOptions(limit=args["limit"]))
+        if args.get("legacy"):  # the directory's project, first used here: its old name's memories join it
+            await service.adopt(args["legacy"], target.scope)
+        result = await service.recall(target.scope, args["query"], options)
         # What the recall_memory tool sends: the same bounded result, as text and as data.
         answer = present(result, call, service.embedder)
     if args["json"]:

@@ -61,11 +61,17 @@ class Message:
     role: str
     text: str
     created_at: str | None
+    edited: list[str] = field(default_factory=list)
+    """The files this entry's tool calls edited or wrote, as the transcript names them."""
+    code: dict[str, Any] | None = None
+    """What capture found of its turn's edited files (:func:`hybrid_memory.codestate.snapshot`)."""
 
     def as_argument(self) -> dict[str, Any]:
         message: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
         if self.created_at:
             message["created_at"] = self.created_at
+        if self.code:
+            message["code"] = self.code
         return message
 
 
@@ -109,6 +115,7 @@ class _Pass:
 
     def __init__(self) -> None:
         self.tests: dict[str, str] = {}
+        self.edited: list[str] = []
         self.reading = Reading()
 
     def entry(self, entry: dict[str, Any]) -> None:
@@ -142,7 +149,10 @@ class _Pass:
         if role == "user" and self.reading.first_prompt is None:
             self.reading.first_prompt = text
         stamp = entry.get("timestamp")
-        self.reading.messages.append(Message(uuid, role, text, stamp if isinstance(stamp, str) else None))
+        self.reading.messages.append(
+            Message(uuid, role, text, stamp if isinstance(stamp, str) else None, self.edited)
+        )
+        self.edited = []
 
     def _codex(self, entry: dict[str, Any]) -> None:
         """A line of a Codex CLI session file (``rollout-*.jsonl``): the same conversation, another shape."""
@@ -188,6 +198,7 @@ class _Pass:
             path = args.get("file_path") or args.get("notebook_path")
             if name in _EDIT_TOOLS and isinstance(path, str):
                 lines.append(f"(edited {_relative(path, cwd)})")
+                self.edited.append(path)
             command = args.get("command")
             if name == "Bash" and isinstance(command, str) and _TEST_COMMAND.search(command):
                 self.tests[str(block.get("id"))] = " ".join(command.split())[:120]
