@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,8 @@ class Captured:
     stored: int
     unchanged: int
     messages: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    """The lines read that gave no message, by kind."""
 
 
 def _fingerprint(path: Path, offset: int) -> str:
@@ -108,7 +110,7 @@ def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) ->
             )
         reading = read_from(transcript, _start(transcript, state_file))
         with_code(reading.messages, cwd)
-        done = Captured(0, 0, len(reading.messages))
+        done = Captured(0, 0, len(reading.messages), reading.skipped)
         if reading.messages:
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
                 for i in range(0, len(reading.messages), BATCH):
