@@ -65,8 +65,8 @@ def repository(directory: str | Path) -> Repository | None:
         if not os.path.lexists(dot_git):
             continue
         git_dir = _git_dir(dot_git)
-        if git_dir is None:
-            return None
+        if git_dir is None or candidate == _home():
+            return None  # a home directory kept in git (dotfiles) does not make every folder one project
         common = git_dir
         try:
             pointer = (git_dir / "commondir").read_text(encoding="utf-8").strip()
@@ -76,6 +76,13 @@ def repository(directory: str | Path) -> Repository | None:
             common = Path(pointer) if Path(pointer).is_absolute() else (git_dir / pointer).resolve()
         return Repository(candidate, git_dir, common)
     return None
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None
 
 
 def _windows(path: str) -> str | None:

@@ -122,3 +122,15 @@ def test_the_recent_sessions_kept_under_a_folders_old_name_follow_it_once(tmp_pa
     assert not old.exists()
     assert not sessions_file(config, bob).exists()
     assert recent_sessions_file(config, str(alice)) != recent_sessions_file(config, str(bob))
+
+
+def test_a_home_directory_kept_in_git_does_not_make_every_folder_one_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = repo(tmp_path / "home")
+    (home / "notes").mkdir()
+    api = repo(home / "work" / "api")
+    monkeypatch.setenv("HOME", str(home))
+
+    assert project_of_directory(home / "notes") == str(home / "notes")
+    assert project_of_directory(api / "src") == str(api)
