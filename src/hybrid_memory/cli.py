@@ -95,9 +95,12 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _view(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from hybrid_memory.projects import project_of_directory
     from hybrid_memory.viewer.command import run_view
 
-    anyio.run(run_view, settings, args.port)
+    # The page opens on the directory's project; the host it may start still names each client's own.
+    first = None if settings.project else project_of_directory(os.getcwd())
+    anyio.run(run_view, settings, args.port, first)
     return 0
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import httpx
@@ -107,10 +108,13 @@ class _Announcing(Uvicorn):
         print("memory viewer (read-only) running; Ctrl-C stops it", file=sys.stderr, flush=True)
 
 
-async def run_view(settings: Settings, port: int) -> None:
-    """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL."""
+async def run_view(settings: Settings, port: int, first: str | None = None) -> None:
+    """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL.
+
+    ``first``: the project the page shows first (the directory's), else the configured one.
+    """
     try:
-        await _run_view(settings, port)
+        await _run_view(settings, port, first)
     except* StoreLockedError:
         # Another process holds the store without sharing it: an HTTP server, whose own /viewer is the way in.
         raise StoreLockedError(
@@ -120,7 +124,7 @@ async def run_view(settings: Settings, port: int) -> None:
         ) from None
 
 
-async def _run_view(settings: Settings, port: int) -> None:
+async def _run_view(settings: Settings, port: int, first: str | None) -> None:
     from hybrid_memory.server import build_server
     from hybrid_memory.server.shared import join_or_host
 
@@ -141,7 +145,8 @@ async def _run_view(settings: Settings, port: int) -> None:
             relay = Relay(settings.data_dir / VIEW_SOCKET_NAME)
             guard = Guard(relay, transport_security(http), token, public=frozenset({PAGE_PATH}))
             config = uvicorn.Config(guard, lifespan="off", log_config=None, log_level="warning")
-            project = f"?project={settings.project}" if settings.project else ""
+            shown = first or settings.project
+            project = f"?project={quote(shown, safe='')}" if shown else ""
             url = f"http://127.0.0.1:{http.port}{PAGE_PATH}{project}#token={token}"
             try:
                 await _Announcing(config, url).serve(sockets=[sock])
