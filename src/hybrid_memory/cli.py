@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, follow_directory, join_running
+from hybrid_memory.commands import (
+    STORE_COMMANDS,
+    add_move_parser,
+    add_recall_parser,
+    follow_directory,
+    join_running,
+)
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -77,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
     add_recall_parser(sub)
+    add_move_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     return parser

@@ -1,4 +1,4 @@
-"""The commands that use the store (stats, export, import, cleanup, graph, recall), wherever it is held.
+"""The commands that use the store (stats, export, import, cleanup, graph, recall, move-project).
 
 A server that runs on the data dir holds the store; a command then joins it over its
 socket and the server runs the command's body on its open stores
@@ -20,7 +20,7 @@ from hybrid_memory.commands.wire import Reply
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
 
-STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall")
+STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "move-project")
 _TRIES = 3
 
 
@@ -36,6 +36,26 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recall.add_argument("--limit", type=_limit, default=5, metavar="N", help="hits, 1..50 (default 5)")
     recall.add_argument("--json", action="store_true", help="the structured result as JSON")
     recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
+def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    move = sub.add_parser(
+        "move-project",
+        help="move a project's memory into this directory's project (a repository moved, or two split)",
+        description="Move every memory, note and link of project SOURCE into the project of the current "
+        "directory (or --project): for a repository that moved to another path, or, with --thread, to "
+        "take the sessions of one repository out of a project that two shared. Nothing is embedded again.",
+    )
+    move.add_argument("source", help="the project to move from (hybrid-memory stats --project names it)")
+    move.add_argument("--project", help="the project to move into (default: the current directory's)")
+    move.add_argument(
+        "--thread",
+        dest="threads",
+        action="append",
+        metavar="ID",
+        help="move only this thread's (session's) memories; repeatable; notes stay",
+    )
+    move.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
 def follow_directory(parsed: argparse.Namespace) -> None:
@@ -81,6 +101,8 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
             "dry_run": args.dry_run,
             "quiet": args.quiet,
         }
+    if command == "move-project":
+        return {"source": args.source, "threads": args.threads}
     if command == "recall":
         return {
             "query": args.query,

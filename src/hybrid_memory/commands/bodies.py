@@ -163,6 +163,16 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
     return Reply(text + "\n")
 
 
+async def move_project(target: Target, args: Mapping[str, Any]) -> Reply:
+    old = Scope(project=args["source"], user=target.scope.user)
+    into = target.scope.project
+    if old.project == into:
+        return Reply(f"project {into} is already where it would move to; nothing moved\n")
+    async with target.open() as service:
+        memories, notes = await service.move_project(old, into, args["threads"])
+    return Reply(f"moved {memories} memories and {notes} notes from {old.project} to {into}\n")
+
+
 BODIES: dict[str, Body] = {
     "stats": stats,
     "cleanup": cleanup,
@@ -170,5 +180,6 @@ BODIES: dict[str, Body] = {
     "export": export,
     "import": import_,
     "recall": recall,
+    "move-project": move_project,
 }
 """Every command that reads or writes the store, by name."""

@@ -9,6 +9,7 @@ leaves copies in both, never none, and running it again finishes it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, NoteFilter, Scope
@@ -47,19 +48,35 @@ def _new_id(memory: Memory, to: Scope) -> str:
     return memory.id
 
 
-async def move_project(stores: Stores, old: Scope, project: str) -> Moved:
-    """Move every memory, note and link of ``old`` to ``project`` (same user); idempotent."""
+async def _memories(stores: Stores, flt: MemoryFilter) -> list[Memory]:
+    found: list[Memory] = []
+    offset: str | None = None
+    while True:
+        page, offset = await stores.vectors.scroll(flt, PAGE, offset)
+        found.extend(page)
+        if offset is None:
+            return found
+
+
+async def move_project(
+    stores: Stores, old: Scope, project: str, threads: Sequence[str] | None = None
+) -> Moved:
+    """Move every memory, note and link of ``old`` to ``project`` (same user); idempotent.
+
+    ``threads``: only the memories of these threads move (notes and links stay).
+    """
     to = Scope(project=project, user=old.user)
     moved = Moved()
     if to == old:
         return moved
-    found: list[Memory] = []
-    offset: str | None = None
-    while True:
-        page, offset = await stores.vectors.scroll(MemoryFilter(scope=old), PAGE, offset)
-        found.extend(page)
-        if offset is None:
-            break
+    if threads is None:
+        found = await _memories(stores, MemoryFilter(scope=old))
+    else:
+        found = [
+            m
+            for t in dict.fromkeys(threads)
+            for m in await _memories(stores, MemoryFilter(scope=old, thread_id=t))
+        ]
     ids = {m.id: _new_id(m, to) for m in found}
     tails = {ids[m.id]: context_tail(m.text) for m in found}
     for start in range(0, len(found), PAGE):
@@ -72,7 +89,8 @@ async def move_project(stores: Stores, old: Scope, project: str) -> Moved:
     # A memory that kept its id was moved by the write itself; the others' old copies go now.
     await stores.vectors.delete(old, [i for i, new in ids.items() if new != i])
     moved.memories = len(found)
-    moved.notes = await stores.graph.move_scope(old, project)
+    if threads is None:
+        moved.notes = await stores.graph.move_scope(old, project)
     return moved
 
 

@@ -253,6 +253,16 @@ class MemoryService:
         )
         return moved.memories + moved.notes
 
+    async def move_project(
+        self, old: Scope, project: str, threads: list[str] | None = None
+    ) -> tuple[int, int]:
+        """Move ``old``'s memories, notes and links (or only ``threads``' memories) to ``project``;
+        (memories, notes) moved."""
+        from hybrid_memory.service.adopt import move_project
+
+        moved = await move_project(self._stores, old, project, threads)
+        return moved.memories, moved.notes
+
     async def projects(self) -> list[str]:
         """The configured user's projects that hold anything, by name."""
         return await browse.projects(self._live, self._stores.graph, self._settings.user)
