@@ -5,7 +5,8 @@ the byte offset read so far and a fingerprint of the bytes just before it. A tra
 that shrank or was rewritten no longer matches its fingerprint and is read again from the
 start; that stores nothing twice, because a message's memory id derives from the session
 and the entry's uuid. The offset moves only after the host acknowledged the write, so a
-capture that failed (host down, store down) is retried whole by the next one.
+capture that failed (host down, store down) is retried whole by the next one, which
+:mod:`~hybrid_memory.integrations.pending` makes sure comes.
 """
 
 from __future__ import annotations
@@ -22,19 +23,23 @@ from pathlib import Path
 from typing import Any
 
 from hybrid_memory import codestate
+from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
     safe_name,
     sessions_file,
 )
-from hybrid_memory.integrations.host_client import connect
 from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
+
+
+class CaptureBusy(TimeoutError):
+    """Another process captures the session now (it holds the session's lock)."""
 
 
 @dataclass
@@ -99,15 +104,20 @@ def settled(config: HookConfig, timeout_s: float) -> bool:
         return free
 
 
-def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> Captured:
-    """Remember what the transcript gained since the last capture of this session; idempotent."""
+def capture(
+    config: HookConfig, session_id: str, transcript: Path, cwd: Path, *, lock_timeout_s: float | None = None
+) -> Captured:
+    """Remember what the transcript gained since the last capture of this session; idempotent.
+
+    Another capture of the session in progress is waited for ``lock_timeout_s`` (default: the
+    hooks' timeout), then this one gives up with :class:`CaptureBusy`.
+    """
     state_dir = config.state_dir / "capture"
     state_file = state_dir / f"{safe_name(session_id)}.json"
-    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
+    wait = config.timeout_s if lock_timeout_s is None else lock_timeout_s
+    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, wait) as ours:
         if not ours:
-            raise TimeoutError(
-                f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
-            )
+            raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
         reading = read_from(transcript, _start(transcript, state_file))
         with_code(reading.messages, cwd)
         done = Captured(0, 0, len(reading.messages), reading.skipped)

@@ -25,6 +25,8 @@ from starlette.types import Receive, Scope, Send
 
 from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.exits import check_data_dir
+from hybrid_memory.host.serve import Plugins, join_or_host
+from hybrid_memory.host.wire import RETRY_S
 from hybrid_memory.server.http import Guard, Uvicorn, bind, transport_security
 from hybrid_memory.settings import HttpSettings, Settings
 from hybrid_memory.viewer.app import HEADERS, PAGE_PATH
@@ -34,12 +36,11 @@ logger = logging.getLogger(__name__)
 
 READY_WITHIN_S = 120.0
 """How long the host may take to open its stores (and its viewer socket) before we give up."""
-_RETRY_S = 0.05
 GONE = b'{"error": "The memory server this viewer read from is gone; run hybrid-memory view again."}'
 _PASSED_ON = ("content-type", *HEADERS)
 
 
-class Relay:
+class ViewerProxy:
     """ASGI: each GET under /viewer, passed to the host's viewer on its Unix socket."""
 
     def __init__(self, view_socket: Path) -> None:
@@ -88,7 +89,7 @@ async def _wait_for_viewer(path: Path) -> None:
                     f"The hybrid-memory server holding this data dir serves no viewer on {path}; "
                     "it may be an older version: restart it, then run hybrid-memory view again."
                 ) from None
-            await anyio.sleep(_RETRY_S)
+            await anyio.sleep(RETRY_S)
         else:
             await stream.aclose()
             return
@@ -108,13 +109,14 @@ class _Announcing(Uvicorn):
         print("memory viewer (read-only) running; Ctrl-C stops it", file=sys.stderr, flush=True)
 
 
-async def run_view(settings: Settings, port: int, first: str | None = None) -> None:
+async def run_view(settings: Settings, port: int, plugins: Plugins, first: str | None = None) -> None:
     """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL.
 
+    With no host running, this process hosts the store, serving ``plugins`` like any host.
     ``first``: the project the page shows first (the directory's), else the configured one.
     """
     try:
-        await _run_view(settings, port, first)
+        await _run_view(settings, port, plugins, first)
     except* StoreLockedError:
         # Another process holds the store without sharing it: an HTTP server, whose own /viewer is the way in.
         raise StoreLockedError(
@@ -124,9 +126,8 @@ async def run_view(settings: Settings, port: int, first: str | None = None) -> N
         ) from None
 
 
-async def _run_view(settings: Settings, port: int, first: str | None) -> None:
+async def _run_view(settings: Settings, port: int, plugins: Plugins, first: str | None) -> None:
     from hybrid_memory.server import build_server
-    from hybrid_memory.server.shared import join_or_host
 
     check_data_dir(settings.data_dir)
     # One line per relayed request is noise on the terminal this runs in.
@@ -139,11 +140,11 @@ async def _run_view(settings: Settings, port: int, first: str | None) -> None:
         )
         token = secrets.token_urlsafe(32)
         async with anyio.create_task_group() as tg:
-            connection = await join_or_host(tg, build_server(settings), settings.data_dir)
+            connection = await join_or_host(tg, build_server(settings), settings.data_dir, plugins)
             await connection.aclose()  # only to know a host runs: the viewer has its own socket
             await _wait_for_viewer(settings.data_dir / VIEW_SOCKET_NAME)
-            relay = Relay(settings.data_dir / VIEW_SOCKET_NAME)
-            guard = Guard(relay, transport_security(http), token, public=frozenset({PAGE_PATH}))
+            proxy = ViewerProxy(settings.data_dir / VIEW_SOCKET_NAME)
+            guard = Guard(proxy, transport_security(http), token, public=frozenset({PAGE_PATH}))
             config = uvicorn.Config(guard, lifespan="off", log_config=None, log_level="warning")
             shown = first or settings.project
             project = f"?project={quote(shown, safe='')}" if shown else ""
@@ -152,5 +153,5 @@ async def _run_view(settings: Settings, port: int, first: str | None) -> None:
                 await _Announcing(config, url).serve(sockets=[sock])
             finally:
                 with anyio.CancelScope(shield=True):
-                    await relay.aclose()
+                    await proxy.aclose()
                 tg.cancel_scope.cancel()  # and, when this process hosts the store, close it
