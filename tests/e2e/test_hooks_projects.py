@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.claude_code import hook_env, stop_hosts
-from tests.e2e.test_hooks import HOOK
+from tests.e2e.claude_code import hook_env
+from tests.e2e.test_hooks import HOOK, data_dir  # noqa: F401 (the fixture: stops the hosts it started)
 from tests.unit.test_projects import git, repo
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -26,19 +25,12 @@ FACT = "The database pool size is 20 in production; it is set in src/db.py."
 QUESTION = "What is the database pool size in production?"
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "data"
-    yield path
-    stop_hosts(path)
-
-
-def _run(args: list[str], data_dir: Path, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], data: Path, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(HOOK), *args],
         input=stdin,
         cwd=cwd,
-        env=hook_env(data_dir, HYBRID_MEMORY_HOOK_DETACH="0"),
+        env=hook_env(data, HYBRID_MEMORY_HOOK_DETACH="0"),
         capture_output=True,
         text=True,
         timeout=120,
@@ -76,24 +68,25 @@ def _transcript(path: Path, cwd: Path) -> Path:
     return path
 
 
-def _injected(data_dir: Path, cwd: Path, prompt: str = QUESTION) -> str:
+def _injected(data: Path, cwd: Path, prompt: str = QUESTION) -> str:
     payload = json.dumps({"session_id": f"asks-{cwd.name}", "cwd": str(cwd), "prompt": prompt})
-    done = _run(["hook", "user-prompt-submit"], data_dir, cwd, payload)
+    done = _run(["hook", "user-prompt-submit"], data, cwd, payload)
     assert done.returncode == 0, done.stderr
     if not done.stdout:
         return ""
     return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
 
 
-def _session_start(data_dir: Path, cwd: Path) -> str:
+def _session_start(data: Path, cwd: Path) -> str:
     payload = json.dumps({"session_id": f"starts-{cwd.name}", "cwd": str(cwd)})
-    done = _run(["hook", "session-start"], data_dir, cwd, payload)
+    done = _run(["hook", "session-start"], data, cwd, payload)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def test_a_fact_told_in_a_repository_reaches_its_worktree_and_folders_and_no_namesake(
-    tmp_path: Path, data_dir: Path
+    tmp_path: Path,
+    data_dir: Path,  # noqa: F811
 ) -> None:
     alice = repo(tmp_path / "alice" / "api")
     worktree = tmp_path / "alice" / "api-review"
