@@ -86,11 +86,13 @@ def _home() -> Path | None:
 
 
 def _windows(path: str) -> str | None:
-    """``path`` as ``S:/a/b`` when it is a Windows path, else None."""
+    """``path`` in POSIX form (``S:\\a\\b`` as ``/s/a/b``, as transcripts are read) when it is a
+    Windows path, else None."""
     found = _DRIVE.match(path)
     if found is None:
         return None
-    return str(PureWindowsPath(path.lstrip("/"))).replace("\\", "/")
+    parts = [p for p in PureWindowsPath(path.lstrip("/")).parts[1:] if p not in ("\\", "/")]
+    return "/" + "/".join([found.group(1)[0].lower(), *parts])
 
 
 def project_of_directory(directory: str | Path) -> str:
@@ -129,7 +131,7 @@ def root_uri(directory: str | Path) -> str:
     """The ``file://`` URI an MCP client gives as the root for ``directory``."""
     windows = _windows(str(directory))
     if windows is not None and os.name != "nt":
-        return "file:///" + quote(windows)
+        return "file://" + quote(windows)
     return "file://" + quote(str(Path(directory).absolute()))
 
 
@@ -137,7 +139,7 @@ def label(project: str) -> str:
     """What people read for ``project``: a path's last folder, else the name as it is."""
     windows = _windows(project)
     if windows is not None:
-        return PureWindowsPath(windows).name or windows
+        return PurePosixPath(windows).name or windows
     if project.startswith("/"):
         return PurePosixPath(project).name or project
     return project

@@ -89,14 +89,17 @@ def test_a_root_names_the_project_of_its_directory_and_the_old_name_stays_readab
 
 
 def test_windows_paths_in_transcripts_name_their_folder_not_the_whole_path() -> None:
-    for cwd, folder in ((r"S:\01_Repos\BeFirst_Docs", "BeFirst_Docs"), ("C:\\Users\\ana\\app", "app")):
-        project = project_name(root_uri(cwd))
-
-        assert project == cwd.replace("\\", "/")
+    for cwd, project, folder in (
+        (r"S:\01_Repos\BeFirst_Docs", "/s/01_Repos/BeFirst_Docs", "BeFirst_Docs"),
+        ("C:\\Users\\ana\\app", "/c/Users/ana/app", "app"),
+    ):
+        assert project_name(root_uri(cwd)) == project
+        assert project_name("file:///" + cwd.replace("\\", "/")) == project  # a Windows client's root
         assert label(project) == folder
-    assert labels(["S:/01_Repos/app", "C:/Users/ana/app"]) == {
-        "S:/01_Repos/app": "01_Repos/app",
-        "C:/Users/ana/app": "ana/app",
+        assert label(cwd) == folder
+    assert labels(["/s/01_Repos/app", "/c/Users/ana/app"]) == {
+        "/s/01_Repos/app": "01_Repos/app",
+        "/c/Users/ana/app": "ana/app",
     }
 
 
@@ -134,3 +137,19 @@ def test_a_home_directory_kept_in_git_does_not_make_every_folder_one_project(
 
     assert project_of_directory(home / "notes") == str(home / "notes")
     assert project_of_directory(api / "src") == str(api)
+
+
+def test_a_windows_sessions_transcript_names_its_folder(tmp_path: Path) -> None:
+    from hybrid_memory.integrations.transcript import read_from
+    from tests.unit.test_transcript_shapes import FIXTURES
+
+    windows = FIXTURES / "claude-code" / "e4a1b2c3-9d8e-4f70-8a6b-5c4d3e2f1a00.jsonl"
+    cwd = read_from(windows, 0).cwd
+    assert cwd is not None
+    config = HookConfig.from_env()._replace(data_dir=tmp_path / "data", project=None)
+
+    project = project_of(config, Path(cwd))
+
+    assert project == "/c/Users/ada/work/Billing"
+    assert label(project) == "Billing"
+    assert label(project_name(root_uri(r"C:\Users\ada\work\Billing")) or "") == "Billing"
