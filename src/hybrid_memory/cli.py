@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_forget_parser, add_recall_parser, join_running
+from hybrid_memory.commands import (
+    STORE_COMMANDS,
+    add_forget_parser,
+    add_move_parser,
+    add_recall_parser,
+    follow_directory,
+    join_running,
+)
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -79,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_graph_parser(sub)
     add_recall_parser(sub)
     add_forget_parser(sub)
+    add_move_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     stop = sub.add_parser(
@@ -115,9 +123,12 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _view(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from hybrid_memory.projects import project_of_directory
     from hybrid_memory.viewer.command import run_view
 
-    anyio.run(run_view, settings, args.port, _host_plugins())
+    # The page opens on the directory's project; the host it may start still names each client's own.
+    first = None if settings.project else project_of_directory(os.getcwd())
+    anyio.run(run_view, settings, args.port, _host_plugins(), first)
     return 0
 
 
@@ -324,6 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)
     if args.command in STORE_COMMANDS:
+        follow_directory(args)
         # A running server answers before the settings (most of the start-up) are even imported.
         answered = join_running(args.command, args, store_arguments(args))
         if answered is not None:

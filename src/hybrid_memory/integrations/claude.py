@@ -100,6 +100,7 @@ def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
         path = args.get("file_path") or args.get("notebook_path")
         if name in _EDIT_TOOLS and isinstance(path, str):
             lines.append(f"(edited {relative(path, cwd)})")
+            state.edited.append(path)
         command = args.get("command")
         if name == "Bash" and isinstance(command, str) and TEST_COMMAND.search(command):
             state.tests[str(block.get("id"))] = " ".join(command.split())[:120]

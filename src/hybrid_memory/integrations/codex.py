@@ -115,6 +115,7 @@ def _call(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
         state.skip(str(payload.get("type")))
         return
     lines = [f"(edited {relative(p, state.reading.cwd)})" for p in dict.fromkeys(paths)]
+    state.edited.extend(dict.fromkeys(paths))
     state.add(derived_id(str(stamp), "call", call_id), "assistant", lines, stamp)
 
 

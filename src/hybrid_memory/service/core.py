@@ -244,6 +244,29 @@ class MemoryService:
             raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
 
+    async def adopt(self, legacy: str, scope: Scope) -> int:
+        """Move what the project's old name ``legacy`` holds into ``scope``; how many items moved."""
+        from hybrid_memory.service.adopt import holds_anything, move_project
+
+        old = Scope(project=legacy, user=scope.user)
+        if old == scope or not await holds_anything(self._stores, old):
+            return 0
+        moved = await move_project(self._stores, old, scope.project)
+        logger.info(
+            "moved %r to %r: %d memories, %d notes", legacy, scope.project, moved.memories, moved.notes
+        )
+        return moved.memories + moved.notes
+
+    async def move_project(
+        self, old: Scope, project: str, threads: list[str] | None = None
+    ) -> tuple[int, int]:
+        """Move ``old``'s memories, notes and links (or only ``threads``' memories) to ``project``;
+        (memories, notes) moved."""
+        from hybrid_memory.service.adopt import move_project
+
+        moved = await move_project(self._stores, old, project, threads)
+        return moved.memories, moved.notes
+
     async def projects(self) -> list[str]:
         """The configured user's projects that hold anything, by name."""
         return await browse.projects(self._live, self._stores.graph, self._settings.user)
