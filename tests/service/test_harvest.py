@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore
@@ -11,19 +12,20 @@ from hybrid_memory.service import MemoryService
 from hybrid_memory.service.commands import ThreadDraft
 from hybrid_memory.service.knowledge import thread_summary
 from hybrid_memory.service.threads import memory_id
-from hybrid_memory.settings import Settings
+from hybrid_memory.settings import LifecycleSettings, Settings
 from tests.fakes import FakeEmbedder
+from tests.local_http import JsonHandler, LocalApiServer, serving
 
 SCOPE = Scope(project="ledger")
 STORY = "We use Postgres 16 for billing, not MySQL. Tests run with `make test`. Never push to main directly."
 
 
-async def _service(tmp_path: Path) -> MemoryService:
+async def _service(tmp_path: Path, lifecycle: LifecycleSettings | None = None) -> MemoryService:
     embedder = FakeEmbedder()
     vectors, graph = InMemoryVectorStore(), SqliteGraphStore(tmp_path / "graph.db")
     await vectors.open(dimension=embedder.dimension, model=embedder.model_name)
     await graph.open()
-    settings = Settings(data_dir=tmp_path, project=SCOPE.project)
+    settings = Settings(data_dir=tmp_path, project=SCOPE.project, lifecycle=lifecycle or LifecycleSettings())
     return MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
 
 
@@ -132,3 +134,47 @@ async def test_entities_link_the_files_a_session_touched_to_its_session_and_its_
 
 def _memory_id(message_id: str) -> str:
     return memory_id(SCOPE, message_id.split("-")[0], message_id, 0)
+
+
+MODEL_DIGEST = "Sure, here it is.\nAsked: a login fix\nChanged: edited src/auth.py\nOpen: one failing test"
+
+
+class ChatHandler(JsonHandler):
+    server: LocalApiServer
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": MODEL_DIGEST},
+            "finish_reason": "stop",
+        }
+        answer = {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [choice],
+        }
+        self._reply(200 if body["model"] == "digester" else 500, answer)
+
+
+async def test_a_configured_model_writes_the_digest_and_a_failing_one_leaves_the_deterministic_digest(
+    tmp_path: Path,
+) -> None:
+    turns = (("user", "Fix the login bug in src/auth.py."), ("assistant", "(edited src/auth.py)"))
+    with serving(LocalApiServer(ChatHandler)) as api:
+        for model, expected in (
+            ("digester", "Asked: a login fix\nChanged: edited src/auth.py\nOpen: one failing test"),
+            ("broken", "Asked: Fix the login bug in src/auth.py.\nChanged: edited src/auth.py"),
+        ):
+            lifecycle = LifecycleSettings(
+                summary_model=model, summary_base_url=api.base_url, summary_timeout_s=10
+            )
+            service = await _service(tmp_path / model, lifecycle)
+            await _say(service, "s1", *turns)
+            [summary] = await service.stores.vectors.get(SCOPE, [thread_summary.summary_id(SCOPE, "s1")])
+            assert summary.text == expected
+    assert [r["model"] for r in api.requests] == ["digester", "broken"]
+    assert "[memory:" in api.requests[0]["messages"][1]["content"]

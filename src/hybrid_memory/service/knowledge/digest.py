@@ -21,6 +21,15 @@ from hybrid_memory.service.knowledge.cues import Cue, Said, key
 from hybrid_memory.service.knowledge.entities import ACTIVITY, command_name
 
 MAX_LINE_CHARS = 300
+LABELS = ("Asked:", "Changed:", "Decided:", "Open:")
+MODEL_SYSTEM = """\
+You write the digest of a coding session for the assistant's next session. Answer with at most \
+four lines, each starting with its label, leaving out a line with nothing to say:
+Asked: what the user asked for
+Changed: files edited, commands run and how they ended, tests passed or failed
+Decided: decisions made and rules the user set
+Open: what was left unfinished or unanswered
+Use only what the session says; no preamble."""
 ASKED = 3
 _OPEN = re.compile(
     r"\b(?:TODO|FIXME|left (?:for|to) (?:later|do)|next steps?|still (?:need|needs|to|failing|fails|broken)|"
@@ -77,6 +86,12 @@ def _open(said: Sequence[Said], failing: str | None) -> list[str]:
     if said and said[-1].role == "user" and not said[-1].text.startswith("("):
         items.append(f"unanswered: {cut(said[-1].text, 120)}")
     return list(dict.fromkeys(items))
+
+
+def model_answer(answer: str | None) -> str | None:
+    """The digest lines of a model's answer; None when it holds none (the deterministic digest is kept)."""
+    lines = [ln.strip() for ln in (answer or "").splitlines() if ln.strip().startswith(LABELS)]
+    return "\n".join(cut(ln, MAX_LINE_CHARS + 10) for ln in lines[:4]) or None
 
 
 def _line(label: str, items: Sequence[str], sep: str = "; ") -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
@@ -30,8 +31,11 @@ from hybrid_memory.service.knowledge import digest, distill, feedback, graphmap,
 from hybrid_memory.service.knowledge.cues import Said, cues
 from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
 from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter
+from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import LifecycleSettings
+
+logger = logging.getLogger(__name__)
 
 PAGE = 256
 MAX_GRAPH_NOTES = 5_000
@@ -107,10 +111,27 @@ class Knowledge:
         done = await self._harvester.run(scope, writer, remembered.thread_id, turns)
         session = await self.thread_messages(scope, remembered.thread_id)
         said = [Said(m.id, m.role or "", m.text) for m in session]
-        text = digest.digest(said, cues(said))
+        text = await self._model_digest(session) or digest.digest(said, cues(said))
         if text:
             await self.summarize_thread(scope, remembered.thread_id, text=text)
         return done
+
+    async def _model_digest(self, session: Sequence[Memory]) -> str | None:
+        """The configured model's digest (HYBRID_MEMORY_SUMMARY_MODEL); None without one or when it fails."""
+        if self._settings.summary_model is None:
+            return None
+        question = distill.DistillRequest(
+            system=digest.MODEL_SYSTEM, user=distill.transcript(session), max_tokens=400
+        )
+        try:
+            answer = await distill.ask_model(self._settings, question)
+        except Exception:  # the deterministic digest always works
+            logger.warning(
+                "the digest model failed; the session's digest is written without it", exc_info=True
+            )
+            return None
+        text = digest.model_answer(answer)
+        return None if text is None else redact(text).text
 
     async def memories(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
         """The memories among ``ids``, a page at a time."""
