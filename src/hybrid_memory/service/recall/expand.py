@@ -20,6 +20,9 @@ NEIGHBOUR_SEEDS = 3
 SEED_WINDOW = 10
 """Seeds are taken from this many best candidates."""
 NEIGHBOURS_PER_SEED = 10
+CITED_PER_NOTE = 4
+"""The newest turns a note cites (``src:`` tags) that inherit part of its relevance."""
+SOURCE_TAG = "src:"
 
 
 def note_seeds(state: RecallState) -> list[str]:
@@ -54,6 +57,38 @@ async def add_neighbours(state: RecallState, graph: GraphStore, config: RecallCo
     for _, hood in found:
         state.notes.update((nt.id, nt) for nt in hood.notes)
     state.fused = ranking.expand_linked(state.fused, linked(found), share=config.neighbour.weight)
+
+
+def cited_ids(state: RecallState) -> dict[str, list[str]]:
+    """The turns each of the best note candidates cites: where a rule, a decision or a file was spoken of."""
+    cited: dict[str, list[str]] = {}
+    for seed in note_seeds(state):
+        note = state.notes.get(seed)
+        tags = note.tags if note is not None else state.memories[seed].tags
+        sources = [t[len(SOURCE_TAG) :] for t in tags if t.startswith(SOURCE_TAG)]
+        if sources:
+            cited[seed] = sources[-CITED_PER_NOTE:]
+    return cited
+
+
+async def add_cited(state: RecallState, vectors: VectorStore, config: RecallConfig) -> None:
+    """The turns the best notes cite inherit part of their relevance, as linked notes do.
+
+    A question about ``src/auth.py`` or a decision finds its note (or entity) first; the turns
+    that said it, in whichever session, come with it. Through the query's filter only.
+    """
+    cited = cited_ids(state)
+    wanted = sorted({i for ids in cited.values() for i in ids} - state.memories.keys())
+    if wanted:
+        try:
+            await fetch(state, vectors, wanted, config.timeout_s)
+        except (BackendError, TimeoutError) as exc:
+            skip(state, "neighbour", exc)
+            return
+    reachable = {k: [i for i in ids if i in state.memories] for k, ids in cited.items()}
+    state.fused = ranking.expand_adjacent(
+        state.fused, reachable, top=SEED_WINDOW, share=config.neighbour.weight, channel="neighbour"
+    )
 
 
 def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
