@@ -77,18 +77,28 @@ async def add_cited(state: RecallState, vectors: VectorStore, config: RecallConf
     A question about ``src/auth.py`` or a decision finds its note (or entity) first; the turns
     that said it, in whichever session, come with it. Through the query's filter only.
     """
-    cited = cited_ids(state)
-    wanted = sorted({i for ids in cited.values() for i in ids} - state.memories.keys())
+    share = config.neighbour.weight
+    await _inherit(state, vectors, config.timeout_s, cited_ids(state), SEED_WINDOW, share, "neighbour")
+
+
+async def _inherit(
+    state: RecallState,
+    vectors: VectorStore,
+    timeout_s: float,
+    parents: dict[str, list[str]],
+    top: int,
+    share: float,
+    channel: str,
+) -> None:
+    """Load the memories ``parents`` point to and let them inherit ``share`` of their parent's relevance."""
+    wanted = sorted({i for ids in parents.values() for i in ids} - state.memories.keys())
     if wanted:
         try:
-            await fetch(state, vectors, wanted, config.timeout_s)
+            await fetch(state, vectors, wanted, timeout_s)
         except (BackendError, TimeoutError) as exc:
-            skip(state, "neighbour", exc)
-            return
-    reachable = {k: [i for i in ids if i in state.memories] for k, ids in cited.items()}
-    state.fused = ranking.expand_adjacent(
-        state.fused, reachable, top=SEED_WINDOW, share=config.neighbour.weight, channel="neighbour"
-    )
+            skip(state, channel, exc)
+    reachable = {k: [i for i in ids if i in state.memories] for k, ids in parents.items()}
+    state.fused = ranking.expand_adjacent(state.fused, reachable, top=top, share=share, channel=channel)
 
 
 def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
@@ -104,17 +114,9 @@ def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
 async def add_adjacent(state: RecallState, vectors: VectorStore, config: RecallConfig) -> None:
     """The turns before and after the top message hits inherit part of their relevance."""
     cfg = config.adjacent
-    if not cfg.enabled:
-        return
-    adjacent = adjacent_ids(state, cfg.top)
-    wanted = sorted({i for ids in adjacent.values() for i in ids} - state.memories.keys())
-    if wanted:
-        try:
-            await fetch(state, vectors, wanted, config.timeout_s)
-        except (BackendError, TimeoutError) as exc:
-            skip(state, "adjacent", exc)
-    reachable = {k: [i for i in ids if i in state.memories] for k, ids in adjacent.items()}
-    state.fused = ranking.expand_adjacent(state.fused, reachable, top=cfg.top, share=cfg.share)
+    if cfg.enabled:
+        adjacent = adjacent_ids(state, cfg.top)
+        await _inherit(state, vectors, config.timeout_s, adjacent, cfg.top, cfg.share, "adjacent")
 
 
 async def fetch(state: RecallState, vectors: VectorStore, ids: list[str], timeout_s: float) -> None:
