@@ -137,6 +137,8 @@ _DECISION = re.compile(
     r"|^(?:the )?decision(?: is)?\s*:|^decided\s*:|^it's decided\b"
     r"|^(?:the )?[\w -]{2,30}?(?:ttl|timeout|limit|port|version|retention|expiry|lifetime|budget) "
     r"(?:is|should be|must be|will be|stays) .*\d"
+    r"|^(?:set|make|change) (?:the |our )?[\w -]{0,30}?(?:ttl|timeout|limit|port|retention|expiry|lifetime|"
+    r"budget)s?\b.* (?:to|at) .*\d"
     # pt / es / fr / de
     r"|^(?:nós )?(?:usamos|utilizamos|vamos usar|decidimos|escolhemos)\b"
     r"|^(?:nosotros )?(?:usamos|utilizamos|vamos a usar|elegimos)\b"

@@ -240,7 +240,11 @@ class Harvester:
             ]
         for old, similarity in similar:
             changed = consolidate.changed_value(old.content, plan.note.content)
-            if similarity >= consolidate.CHANGE_SIMILARITY and changed:
+            if (
+                similarity >= consolidate.CHANGE_SIMILARITY
+                and changed
+                and _same_topic(old.content, cue.content)
+            ):
                 return [old]
         return []
 
@@ -300,3 +304,16 @@ def _names(text: str, entity: Entity) -> bool:
     """Whether ``text`` names ``entity`` (a note links to the entities it speaks of)."""
     name = entity.name.lower()
     return name in text.lower()
+
+
+_GENERIC = frozenset(("use", "using", "set", "let", "make", "keep", "never", "always", "must", "should"))
+
+
+def _same_topic(old: str, new: str) -> bool:
+    """Whether two statements share a word that is neither a value nor a generic verb ("token", "billing").
+
+    "We use Postgres 16 for billing" and "We use Redis 7 for the cache" differ in values but speak
+    of two things; "Set the token TTL to 15 minutes" and "… to 30 minutes" speak of one.
+    """
+    shared = set(content_words(old)) & set(content_words(new))
+    return bool(shared - consolidate.values(old) - consolidate.values(new) - _GENERIC)
