@@ -221,3 +221,16 @@ async def test_a_new_value_of_one_setting_supersedes_the_old_and_another_topic_d
         "We use Redis 7 for the session cache.",
         "We use Redis 7 for the rate limiter.",
     }
+
+
+async def test_notes_drawn_from_a_private_thread_are_private(tmp_path: Path) -> None:
+    service = await _service(tmp_path)
+    messages = [MessageIn(role="user", content="Never commit the staging keys.", id="p-0")]
+    await service.remember_thread(
+        SCOPE, ThreadDraft(thread_id="p", messages=messages, private=True), harvest=True
+    )
+    notes = await _notes(service)
+    assert notes
+    copies = await service.stores.vectors.get(SCOPE, [n.id for n in notes])
+    assert len(copies) == len(notes)
+    assert all(m.private for m in copies)
