@@ -146,6 +146,8 @@ class Pass:
         """The byte offset of the line being read."""
         self.tests: dict[str, str] = {}
         """Test commands waiting for their result, by tool call id."""
+        self.commands: dict[str, str] = {}
+        """Other commands waiting for their result (how they ended), by tool call id."""
         self.sessions: list[str] = []
         self.edited: list[str] = []
         """Files edited since the last message added: they go to the next one."""
