@@ -23,6 +23,7 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
+from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
@@ -271,6 +272,7 @@ def _exit_without_teardown() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    owner_only_umask()  # also reached by ``python -m hybrid_memory`` (the detached host)
     args = _parser().parse_args(argv)
     if args.command in STORE_COMMANDS:
         # A running server answers before the settings (most of the start-up) are even imported.
