@@ -36,9 +36,9 @@ sys.path.insert(0, str(REPO))
 from tests.e2e.claude_code import CLAUDE, OFFLINE, git_project, stop_hosts  # noqa: E402
 from tests.e2e.messages_standin import messages_standin  # noqa: E402
 
+from hybrid_memory.host.client import connect  # noqa: E402
 from hybrid_memory.integrations.capture import BATCH, settled  # noqa: E402
 from hybrid_memory.integrations.config import HookConfig  # noqa: E402
-from hybrid_memory.integrations.host_client import connect  # noqa: E402
 from hybrid_memory.integrations.transcript import read_from  # noqa: E402
 
 HOOK = Path(sys.executable).parent / "hybrid-memory"

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
-from hybrid_memory.integrations.host_client import connect
 from tests.e2e.claude_code import hook_env, stop_hosts
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]

@@ -5,7 +5,8 @@ the byte offset read so far and a fingerprint of the bytes just before it. A tra
 that shrank or was rewritten no longer matches its fingerprint and is read again from the
 start; that stores nothing twice, because a message's memory id derives from the session
 and the entry's uuid. The offset moves only after the host acknowledged the write, so a
-capture that failed (host down, store down) is retried whole by the next one.
+capture that failed (host down, store down) is retried whole by the next one, which
+:mod:`~hybrid_memory.integrations.pending` makes sure comes.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
@@ -28,7 +30,6 @@ from hybrid_memory.integrations.config import (
     recent_sessions_file,
     safe_name,
 )
-from hybrid_memory.integrations.host_client import connect
 from hybrid_memory.integrations.transcript import Reading, read_from
 
 BATCH = 200
@@ -37,11 +38,17 @@ _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
 
 
+class CaptureBusy(TimeoutError):
+    """Another process captures the session now (it holds the session's lock)."""
+
+
 @dataclass
 class Captured:
     stored: int
     unchanged: int
     messages: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    """The lines read that gave no message, by kind."""
 
 
 def _fingerprint(path: Path, offset: int) -> str:
@@ -97,17 +104,22 @@ def settled(config: HookConfig, timeout_s: float) -> bool:
         return free
 
 
-def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> Captured:
-    """Remember what the transcript gained since the last capture of this session; idempotent."""
+def capture(
+    config: HookConfig, session_id: str, transcript: Path, cwd: Path, *, lock_timeout_s: float | None = None
+) -> Captured:
+    """Remember what the transcript gained since the last capture of this session; idempotent.
+
+    Another capture of the session in progress is waited for ``lock_timeout_s`` (default: the
+    hooks' timeout), then this one gives up with :class:`CaptureBusy`.
+    """
     state_dir = config.state_dir / "capture"
     state_file = state_dir / f"{safe_name(session_id)}.json"
-    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
+    wait = config.timeout_s if lock_timeout_s is None else lock_timeout_s
+    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, wait) as ours:
         if not ours:
-            raise TimeoutError(
-                f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
-            )
+            raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
         reading = read_from(transcript, _start(transcript, state_file))
-        done = Captured(0, 0, len(reading.messages))
+        done = Captured(0, 0, len(reading.messages), reading.skipped)
         if reading.messages:
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
                 for i in range(0, len(reading.messages), BATCH):
