@@ -92,6 +92,8 @@ def test_serve_capture_and_export_leave_nothing_readable_by_others(umask: int, t
             check=False,
         )
         assert exported.returncode == 0, exported.stderr
+        assert (data_dir / "serve.sock").exists()  # the host still runs: its socket is checked too
+        assert readable_by_others(data_dir) == {}
     finally:
         stop_hosts(data_dir)
     names = {p.name for p in data_dir.rglob("*")}
