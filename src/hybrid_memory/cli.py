@@ -30,6 +30,7 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
+from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
     from hybrid_memory.host.serve import Plugins
@@ -331,6 +332,7 @@ def _exit_without_teardown() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    owner_only_umask()  # also reached by ``python -m hybrid_memory`` (the detached host)
     args = _parser().parse_args(argv)
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)

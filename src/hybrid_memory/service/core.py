@@ -39,7 +39,7 @@ from hybrid_memory.models import (
     ThreadList,
     Walk,
 )
-from hybrid_memory.service import browse
+from hybrid_memory.service import _validate, browse
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
@@ -167,6 +167,7 @@ class MemoryService:
         self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None
     ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
+        thread_id = _stored_thread_id(thread_id)
         return await forget(self._stores.vectors, self._stores.graph, scope, ids=ids, thread_id=thread_id)
 
     async def forget_project(self, scope: Scope) -> ForgetResult:
@@ -226,6 +227,7 @@ class MemoryService:
 
         ``record=False`` (a person browsing) leaves the hits' access counts and the hit rate alone.
         """
+        options = replace(options, thread_id=_stored_thread_id(options.thread_id))
         result = await self._recaller.recall(scope, query, options)
         if not record:
             return result
@@ -237,7 +239,7 @@ class MemoryService:
         self, scope: Scope, query: str, *, thread_id: str | None, max_tokens: int
     ) -> MemoryContext:
         """Core + working + recalled memory as one cited block within ``max_tokens``."""
-        context, used = await self._context.build(scope, query, thread_id, max_tokens)
+        context, used = await self._context.build(scope, query, _stored_thread_id(thread_id), max_tokens)
         self._lifecycle.record_recall(scope, bool(context.recalled))
         await self._lifecycle.touch(scope, used)
         return context
@@ -249,6 +251,7 @@ class MemoryService:
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
+        thread_id = _validate.identifier(thread_id, "thread_id")
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
         found = await every(self._stores.vectors, flt)
         if not found:
@@ -316,3 +319,10 @@ class MemoryService:
     async def repair(self, scope: Scope) -> int:
         """Re-index notes whose vector copy is missing (a write cut short); returns how many."""
         return await self._notes.repair(scope)
+
+
+def _stored_thread_id(thread_id: str | None) -> str | None:
+    """The id a thread is stored under: a secret-bearing id is stored under the one derived from it."""
+    if thread_id is None or not thread_id.strip():
+        return thread_id
+    return _validate.identifier(thread_id, "thread_id")
