@@ -59,6 +59,11 @@ class RememberResult(BaseModel):
         default_factory=dict, description="what was left out and how often; sums to both counts"
     )
     redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    ids_replaced: int = Field(
+        default=0,
+        description="thread or message ids that held a secret (or could not be stored as given), "
+        "stored under an id derived from them; the same id always gets the same replacement",
+    )
     evicted: int = Field(default=0, description="older memories evicted to stay within the project's limits")
 
 
@@ -107,6 +112,13 @@ class RecallHit(BaseModel):
     pinned: bool = False
     private: bool = False
     """Kept out of exports and never sent to a model for summaries."""
+    changed: list[str] = Field(
+        default_factory=list,
+        description="files its turn edited whose content differs now in the caller's work tree",
+    )
+    branch: str | None = Field(
+        default=None, description="the branch it was captured on, when not the one checked out now"
+    )
     context_before: AdjacentTurn | None = Field(
         default=None, description="for a message: the turn just before it in its thread"
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from hybrid_memory import codestate
 from hybrid_memory.models import (
     CleanupResult,
     ForgetPreview,
@@ -84,7 +85,7 @@ def hit_line(hit: RecallHit, explain: bool = False) -> str:
         f"ended {day(hit.valid_to)}" if hit.valid_to else None,
         _tags(hit.tags),
     )
-    line = f"{head}: {_body(hit.text)}"
+    line = _join(f"{head}: {_body(hit.text)}", codestate.note(hit.changed, hit.branch))
     if explain:
         ranks = " ".join(f"{channel}#{hit.ranks.get(channel, '-')}" for channel in hit.channels)
         line += f" (score {hit.score:.2f}; {ranks}; relevance {hit.relevance:.2f}, recency {hit.recency:.2f})"
@@ -173,6 +174,7 @@ def remember_text(result: RememberResult) -> str:
         f"{result.chunks} memories written",
         _skipped(result),
         f"{result.redacted} secrets redacted" if result.redacted else None,
+        f"{result.ids_replaced} ids replaced by ones derived from them" if result.ids_replaced else None,
         f"{result.evicted} older memories evicted" if result.evicted else None,
     ]
     return "; ".join(p for p in parts if p) + "."
