@@ -22,18 +22,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory import codestate
 from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
-    project_of,
-    recent_sessions_file,
     safe_name,
+    sessions_file,
 )
-from hybrid_memory.integrations.transcript import Reading, read_from
+from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
+HARVEST = {"hybrid-memory/harvest": True}
+"""remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
 
@@ -119,12 +121,14 @@ def capture(
         if not ours:
             raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
         reading = read_from(transcript, _start(transcript, state_file))
+        with_code(reading.messages, cwd)
         done = Captured(0, 0, len(reading.messages), reading.skipped)
         if reading.messages:
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
                 for i in range(0, len(reading.messages), BATCH):
                     batch = [m.as_argument() for m in reading.messages[i : i + BATCH]]
-                    result = host.call_tool("remember_thread", {"thread_id": session_id, "messages": batch})
+                    arguments = {"thread_id": session_id, "messages": batch}
+                    result = host.call_tool("remember_thread", arguments, HARVEST)
                     done.stored += int(result.get("stored", 0))
                     done.unchanged += int(result.get("unchanged", 0))
             _note_session(config, cwd, session_id, reading)
@@ -132,9 +136,24 @@ def capture(
         return done
 
 
+def with_code(messages: list[Message], cwd: Path) -> None:
+    """Give each message of a turn (a prompt and all that follows it) the state of the files the
+    turn edited: a memory of that turn can then tell when they changed since."""
+    turn: list[Message] = []
+    for message in [*messages, None]:
+        if message is None or (message.role == "user" and turn):
+            edited = [path for m in turn for path in m.edited]
+            code = codestate.snapshot(cwd, dict.fromkeys(edited)) if edited else None
+            for m in turn:
+                m.code = code
+            turn = []
+        if message is not None:
+            turn.append(message)
+
+
 def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:
     """Keep the project's last sessions (first prompt, last time) for SessionStart's "recent sessions"."""
-    path = recent_sessions_file(config, project_of(config, cwd))
+    path = sessions_file(config, cwd)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         sessions: list[dict[str, Any]] = json.loads(path.read_text())

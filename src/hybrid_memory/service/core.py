@@ -43,7 +43,7 @@ from hybrid_memory.service import _validate, browse
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.forgetting import forget
+from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes, no_note
@@ -101,12 +101,23 @@ class MemoryService:
         return DryRun(plan, await self._lifecycle.summary_request(scope, adding) if adding else None)
 
     async def remember_thread(
-        self, scope: Scope, thread: ThreadDraft | ThreadPlan, *, summarizer: Summarizer | None = None
+        self,
+        scope: Scope,
+        thread: ThreadDraft | ThreadPlan,
+        *,
+        summarizer: Summarizer | None = None,
+        harvest: bool = False,
     ) -> RememberResult:
-        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
+        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message.
+
+        ``harvest`` (a captured session): also the notes, entities and links its turns state, and its digest.
+        """
         plan = self._threads.prepare(scope, thread) if isinstance(thread, ThreadDraft) else thread
         result = await self._threads.remember(scope, plan, summarizer)
-        await self.knowledge.thread_grew(scope, result)
+        if harvest:
+            await self.knowledge.harvest(scope, self, result)
+        else:
+            await self.knowledge.thread_grew(scope, result)
         return result
 
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
@@ -158,6 +169,10 @@ class MemoryService:
         """Delete memories or notes by id, or a whole thread's messages."""
         thread_id = _stored_thread_id(thread_id)
         return await forget(self._stores.vectors, self._stores.graph, scope, ids=ids, thread_id=thread_id)
+
+    async def forget_project(self, scope: Scope) -> ForgetResult:
+        """Delete everything the scope's project holds: its memories, notes and links."""
+        return await forget_project(self._stores.vectors, self._stores.graph, scope)
 
     async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
         """Pin a memory or note into core memory (never evicted, always in context), or unpin it."""
@@ -242,6 +257,29 @@ class MemoryService:
         if not found:
             raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
+
+    async def adopt(self, legacy: str, scope: Scope) -> int:
+        """Move what the project's old name ``legacy`` holds into ``scope``; how many items moved."""
+        from hybrid_memory.service.adopt import holds_anything, move_project
+
+        old = Scope(project=legacy, user=scope.user)
+        if old == scope or not await holds_anything(self._stores, old):
+            return 0
+        moved = await move_project(self._stores, old, scope.project)
+        logger.info(
+            "moved %r to %r: %d memories, %d notes", legacy, scope.project, moved.memories, moved.notes
+        )
+        return moved.memories + moved.notes
+
+    async def move_project(
+        self, old: Scope, project: str, threads: list[str] | None = None
+    ) -> tuple[int, int]:
+        """Move ``old``'s memories, notes and links (or only ``threads``' memories) to ``project``;
+        (memories, notes) moved."""
+        from hybrid_memory.service.adopt import move_project
+
+        moved = await move_project(self._stores, old, project, threads)
+        return moved.memories, moved.notes
 
     async def projects(self) -> list[str]:
         """The configured user's projects that hold anything, by name."""
