@@ -5,12 +5,14 @@
 1. ``UserPromptSubmit``: ``hybrid-memory hook user-prompt-submit`` run as Claude Code runs
    it (a process, JSON on stdin) against a host that is already running, over a memory
    holding a captured session; p50 / p95 of the wall time, beside the same Python
-   starting and exiting (``python -c pass``) in the same run. The session edited a file a
-   turn in a git repository, one of them changed since in a commit, and the prompts come
+   starting and exiting (``python -c pass``) in the same run. The session edited a file every
+   third turn in a git repository, one of them changed since in a commit, and the prompts come
    from a subdirectory of another worktree of that repository: the hook and the host name
    the project through the worktree's ``.git`` file, and recall hashes the hits' files.
    The in-process cost of naming a directory's project is reported beside it.
-2. Capture of a ``--turns``-turn transcript (a user and an assistant message a turn):
+2. Capture of a ``--turns``-turn coding transcript (a user and an assistant message a turn,
+   every few turns a rule and a decision, files read and edited and a test run), notes,
+   entities and digest included:
    the time the hook holds the session (detached, the default) and the time the capture
    itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``), beside the same messages sent straight
    to ``remember_thread`` in the same run.
@@ -90,28 +92,48 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
+def _turns(i: int, session: str, cwd: Path) -> list[tuple[str, object]]:
+    """Turn ``i`` of a coding session: a question and its answer; every few turns a rule, a decision,
+    files read and edited and a command run, so capture has notes and entities to draw."""
+    topic = TOPICS[i % len(TOPICS)]
+    ask = f"Turn {i}: what did we decide about {topic}? We said option {i % 7} for {topic}."
+    if i % 5 == 0:
+        ask += f" We use Redis {i % 3 + 5} for the {topic} cache. Never deploy {topic} on Fridays."
+    turns: list[tuple[str, object]] = [
+        ("user", ask),
+        ("assistant", f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."),
+    ]
+    if i % 3 == 0:
+        path = str(cwd / _source(topic))
+        uses = [
+            {"type": "tool_use", "id": f"{session}-r{i}", "name": "Read", "input": {"file_path": path}},
+            {
+                "type": "tool_use",
+                "id": f"{session}-e{i}",
+                "name": "Edit",
+                "input": {"file_path": path, "old_string": "0", "new_string": "1"},
+            },
+            {"type": "tool_use", "id": f"{session}-b{i}", "name": "Bash", "input": {"command": "make test"}},
+        ]
+        results = [
+            {"type": "tool_result", "tool_use_id": u["id"], "content": "ok", "is_error": i % 4 == 0}
+            for u in uses
+        ]
+        turns += [("assistant", uses), ("user", results)]
+    return turns
+
+
 def _transcript(path: Path, session: str, turns: int, cwd: Path) -> None:
     with path.open("w") as f:
         for i in range(turns):
-            topic = TOPICS[i % len(TOPICS)]
-            edit = {
-                "type": "tool_use",
-                "id": f"{session}-edit-{i}",
-                "name": "Edit",
-                "input": {"file_path": str(cwd / _source(topic)), "old_string": "0", "new_string": "1"},
-            }
-            answer = f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."
-            for role, text in (
-                ("user", f"Turn {i}: what did we decide about {topic}? We said option {i % 7} for {topic}."),
-                ("assistant", [{"type": "text", "text": answer}, edit]),
-            ):
+            for j, (role, content) in enumerate(_turns(i, session, cwd)):
                 entry = {
                     "type": role,
-                    "uuid": f"{session}-{role}-{i}",
+                    "uuid": f"{session}-{role}-{i}-{j}",
                     "timestamp": f"2026-11-20T10:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
                     "cwd": str(cwd),
                     "sessionId": session,
-                    "message": {"role": role, "content": text},
+                    "message": {"role": role, "content": content},
                 }
                 f.write(json.dumps(entry) + "\n")
 
@@ -153,7 +175,7 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
     cold = _hook("session-start", {"session_id": "warm-up", "cwd": str(cwd)}, env)
     capture_s = _hook("stop", payload, {**env, "HYBRID_MEMORY_HOOK_DETACH": "0"})
     # Baseline in the same run: the same messages sent straight to remember_thread (what capture adds
-    # on top is reading and filtering the transcript).
+    # on top is reading and filtering the transcript, and the notes, entities and digest drawn from it).
     messages = read_from(transcript, 0).messages
     start = perf_counter()
     with connect(data_dir, cwd, timeout_s=600) as host:
@@ -195,7 +217,7 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
         "project_of_directory_us": round(naming_us, 1),
         "python_start_exit": _quantiles(python_s),
         f"capture_{turns}_turns_inline_s": round(capture_s, 2),
-        f"remember_thread_same_{2 * turns}_messages_s": round(baseline_s, 2),
+        f"remember_thread_same_{len(messages)}_messages_s": round(baseline_s, 2),
         f"capture_{turns}_turns_session_waits_s": round(detached_s, 3),
         f"capture_{turns}_turns_detached_done_s": round(detached_done_s, 2),
     }

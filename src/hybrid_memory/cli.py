@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 from hybrid_memory import __version__
 from hybrid_memory.commands import (
     STORE_COMMANDS,
+    add_forget_parser,
     add_move_parser,
     add_recall_parser,
     follow_directory,
@@ -29,6 +30,7 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
+from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
     from hybrid_memory.host.serve import Plugins
@@ -84,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
     add_recall_parser(sub)
+    add_forget_parser(sub)
     add_move_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
@@ -131,13 +134,28 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _host_plugins() -> Plugins:
-    """What a host serves beside MCP: the store commands that join it, and the viewer on its own socket."""
+    """What a host serves beside MCP: the store commands that join it, the viewer on its own socket,
+    and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
     from hybrid_memory.host.serve import Plugins
     from hybrid_memory.host.wire import METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
-    return Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+    return Plugins(
+        calls={METHOD: serve_command},
+        sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
+        on_open=[_capture_pending],
+    )
+
+
+async def _capture_pending(data_dir: Path) -> None:
+    """The captures that wait (a host was down, a command held the store), done by the host that starts:
+    in a thread, as a client of the host like the hooks that left them."""
+    import anyio
+
+    from hybrid_memory.integrations.pending import retry_at_start
+
+    await anyio.to_thread.run_sync(retry_at_start, data_dir, abandon_on_cancel=True)
 
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -314,6 +332,7 @@ def _exit_without_teardown() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    owner_only_umask()  # also reached by ``python -m hybrid_memory`` (the detached host)
     args = _parser().parse_args(argv)
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)

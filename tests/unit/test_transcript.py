@@ -228,3 +228,50 @@ def test_a_codex_session_file_gives_its_user_and_assistant_messages_and_its_sess
     ]
     assert [m.id for m in parse_lines(CODEX_SESSION).messages] == [m.id for m in reading.messages]
     assert (reading.session_id, reading.cwd) == ("019a-codex", "/home/ada/work/ledger")
+
+
+def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended() -> None:
+    uses = _entry(
+        "assistant",
+        "a-20",
+        [
+            {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": f"{CWD}/src/auth.py"}},
+            {
+                "type": "tool_use",
+                "id": "b1",
+                "name": "Bash",
+                "input": {"command": "cd api && git push origin main"},
+            },
+            {"type": "tool_use", "id": "b2", "name": "Bash", "input": {"command": "uv add  httpx"}},
+            {"type": "tool_use", "id": "b3", "name": "Bash", "input": {"command": "grep -rn token src"}},
+        ],
+    )
+    results = _entry(
+        "user",
+        "u-21",
+        [
+            {"type": "tool_result", "tool_use_id": "r1", "content": "def login(): ..."},
+            {
+                "type": "tool_result",
+                "tool_use_id": "b1",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "To github.com:x/y\n ! [remote rejected]\nerror: failed to push some refs",
+                    }
+                ],
+                "is_error": True,
+            },
+            {"type": "tool_result", "tool_use_id": "b2", "content": "Resolved 3 packages"},
+            {"type": "tool_result", "tool_use_id": "b3", "content": "src/auth.py:3: token"},
+        ],
+    )
+    reading = parse_lines([uses, results])
+    assert [(m.id, m.text) for m in reading.messages] == [
+        ("a-20", "(read src/auth.py)"),
+        (
+            "u-21",
+            "(ran cd api && git push origin main → failed: error: failed to push some refs)\n"
+            "(ran uv add httpx → ok)",
+        ),
+    ]

@@ -1,4 +1,5 @@
-"""The commands that use the store (stats, export, import, cleanup, graph, recall, move-project).
+"""The commands that use the store (stats, export, import, cleanup, graph, recall, forget, move-project),
+wherever it is held.
 
 A server that runs on the data dir holds the store; a command then joins it over its
 socket and the server runs the command's body on its open stores
@@ -20,7 +21,7 @@ from hybrid_memory.host.wire import Reply
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
 
-STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "move-project")
+STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "forget", "move-project")
 _TRIES = 3
 
 
@@ -36,6 +37,18 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recall.add_argument("--limit", type=_limit, default=5, metavar="N", help="hits, 1..50 (default 5)")
     recall.add_argument("--json", action="store_true", help="the structured result as JSON")
     recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
+def add_forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    forget = sub.add_parser(
+        "forget",
+        help="delete everything one project remembers: its memories, notes and links",
+        description="Permanently delete every memory, note and link of the project named by --project "
+        "(no default, so that no project is forgotten by accident). Other projects are untouched. "
+        "Joins a running server; without one, opens the store.",
+    )
+    forget.add_argument("--project", required=True, help="the project to forget, as stats and view name it")
+    forget.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
 def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,6 +95,8 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
     command = args.command
     if command == "stats":
         return {"legacy": getattr(args, "legacy", None)}
+    if command == "forget":
+        return {}
     if command == "cleanup":
         return {"dry_run": args.dry_run}
     if command == "graph":

@@ -168,6 +168,20 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
     return Reply(text + "\n")
 
 
+async def forget_project(target: Target, args: Mapping[str, Any]) -> Reply:
+    from hybrid_memory.integrations.config import HookConfig, recent_sessions_file
+
+    async with target.open() as service:
+        done = await service.forget_project(target.scope)
+    # The Claude Code hooks keep the project's last first prompts beside the store, for SessionStart.
+    hooks = HookConfig.from_env()._replace(data_dir=target.settings.data_dir)
+    await anyio.Path(recent_sessions_file(hooks, target.scope.project)).unlink(missing_ok=True)
+    return Reply(
+        f"project {target.scope.project}: forgot {done.deleted_memories} memories and "
+        f"{done.deleted_notes} notes (with their links)\n"
+    )
+
+
 async def move_project(target: Target, args: Mapping[str, Any]) -> Reply:
     old = Scope(project=args["source"], user=target.scope.user)
     into = target.scope.project
@@ -185,6 +199,7 @@ BODIES: dict[str, Body] = {
     "export": export,
     "import": import_,
     "recall": recall,
+    "forget": forget_project,
     "move-project": move_project,
 }
 """Every command that reads or writes the store, by name."""

@@ -34,6 +34,8 @@ from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
+HARVEST = {"hybrid-memory/harvest": True}
+"""remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
 
@@ -125,7 +127,8 @@ def capture(
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
                 for i in range(0, len(reading.messages), BATCH):
                     batch = [m.as_argument() for m in reading.messages[i : i + BATCH]]
-                    result = host.call_tool("remember_thread", {"thread_id": session_id, "messages": batch})
+                    arguments = {"thread_id": session_id, "messages": batch}
+                    result = host.call_tool("remember_thread", arguments, HARVEST)
                     done.stored += int(result.get("stored", 0))
                     done.unchanged += int(result.get("unchanged", 0))
             _note_session(config, cwd, session_id, reading)

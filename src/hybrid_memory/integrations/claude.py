@@ -2,9 +2,12 @@
 
 Kept: the user's and the assistant's own words. An assistant turn written one content
 block per line (thinking, text, tool calls, all with the same ``message.id``) is one
-message, its id the uuid of the turn's first line with text. Of tool activity two things
+message, its id the uuid of the turn's first line with text. Of tool activity a few things
 become a short line, because a later session asks about them and they cost a few tokens:
-which files were edited or written, and whether a test command passed or failed.
+which files were edited, written or read, whether a test command passed or failed, and how
+any other command that changes or checks something ended (with the error's signature when
+it failed). The service reads these lines back as the session's entities (files, commands,
+errors).
 
 Skipped and counted: lines that are no message (``summary``, ``file-history-snapshot``,
 ``queue-operation``, ``progress``, ``attachment``, ``system``, titles, modes, links…),
@@ -28,6 +31,34 @@ _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 TEST_COMMAND = re.compile(
     r"\b(pytest|tox|nox|jest|vitest|mocha|go test|cargo test|npm (run )?test|make test)\b"
 )
+_QUIET = "ls cd cat echo pwd head tail grep rg find sed awk wc which true false sleep mkdir touch printf"
+_QUIET_COMMANDS = frozenset([*_QUIET.split(), "tree", "file", "stat", "less", "diff", "sort", "env", "date"])
+"""Commands that only look around: not worth a line."""
+_ERROR_SIGNATURE = re.compile(
+    r"^\s*((?:[\w.]+(?:Error|Exception|Failure)|error(?:\[\w+\])?|fatal|FAILED|panic)\b[:!]?.{0,100})",
+    re.MULTILINE,
+)
+_COMMAND_CHARS = 120
+
+
+def _program(command: str) -> str:
+    """The command's program, past ``cd … &&``, ``sudo`` and variable assignments."""
+    for part in re.split(r"&&|;|\|\|", command):
+        words = [w for w in part.split() if "=" not in w.split("/")[0] and w != "sudo"]
+        if words and words[0] != "cd":
+            return words[0].rsplit("/", 1)[-1]
+    return ""
+
+
+def error_signature(output: str) -> str | None:
+    """The last line of a failed command's output that names its error (``KeyError: 'user'``)."""
+    found = _ERROR_SIGNATURE.findall(output[-20_000:])
+    return " ".join(found[-1].split())[:120] if found else None
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    return content if isinstance(content, str) else "\n".join(texts(content))
 
 
 def texts(content: Any) -> list[str]:
@@ -101,9 +132,15 @@ def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
         if name in _EDIT_TOOLS and isinstance(path, str):
             lines.append(f"(edited {relative(path, cwd)})")
             state.edited.append(path)
+        elif name == "Read" and isinstance(path, str):
+            lines.append(f"(read {relative(path, cwd)})")
         command = args.get("command")
-        if name == "Bash" and isinstance(command, str) and TEST_COMMAND.search(command):
-            state.tests[str(block.get("id"))] = " ".join(command.split())[:120]
+        if name == "Bash" and isinstance(command, str):
+            flat = " ".join(command.split())[:_COMMAND_CHARS]
+            if TEST_COMMAND.search(command):
+                state.tests[str(block.get("id"))] = flat
+            elif _program(command) not in _QUIET_COMMANDS:
+                state.commands[str(block.get("id"))] = flat
     return lines
 
 
@@ -112,10 +149,16 @@ def _tool_results(state: Pass, content: Any) -> list[str]:
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict) or block.get("type") != "tool_result":
             continue
-        command = state.tests.pop(str(block.get("tool_use_id")), None)
+        use_id = str(block.get("tool_use_id"))
+        command = state.tests.pop(use_id, None)
         if command is not None:
             outcome = "failed" if block.get("is_error") else "passed"
             lines.append(f"(tests {outcome}: {command})")
+        command = state.commands.pop(use_id, None)
+        if command is not None:
+            signature = error_signature(_result_text(block)) if block.get("is_error") else None
+            outcome = "failed" + (f": {signature}" if signature else "") if block.get("is_error") else "ok"
+            lines.append(f"(ran {command} → {outcome})")
     return lines
 
 

@@ -120,13 +120,15 @@ def posix_path(path: str) -> str:
 
 
 def relative(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when inside it, both in POSIX form."""
+    """``path`` relative to ``cwd`` when inside it, both in POSIX form (Windows ones compared
+    without regard to case, as Windows does)."""
     path = posix_path(path)
-    if cwd:
-        base = posix_path(cwd).rstrip("/") + "/"
-        if path.lower().startswith(base.lower()) if _WINDOWS_PATH.match(cwd) else path.startswith(base):
-            return path[len(base) :]
-    return path
+    if not cwd:
+        return path
+    base = posix_path(cwd).rstrip("/") + "/"
+    folded = _WINDOWS_PATH.match(cwd) is not None
+    inside = path.lower().startswith(base.lower()) if folded else path.startswith(base)
+    return path[len(base) :] if inside else path
 
 
 def derived_id(*parts: str) -> str:
@@ -144,6 +146,8 @@ class Pass:
         """The byte offset of the line being read."""
         self.tests: dict[str, str] = {}
         """Test commands waiting for their result, by tool call id."""
+        self.commands: dict[str, str] = {}
+        """Other commands waiting for their result (how they ended), by tool call id."""
         self.sessions: list[str] = []
         self.edited: list[str] = []
         """Files edited since the last message added: they go to the next one."""

@@ -39,11 +39,11 @@ from hybrid_memory.models import (
     ThreadList,
     Walk,
 )
-from hybrid_memory.service import browse
+from hybrid_memory.service import _validate, browse
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.forgetting import forget
+from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes, no_note
@@ -101,12 +101,23 @@ class MemoryService:
         return DryRun(plan, await self._lifecycle.summary_request(scope, adding) if adding else None)
 
     async def remember_thread(
-        self, scope: Scope, thread: ThreadDraft | ThreadPlan, *, summarizer: Summarizer | None = None
+        self,
+        scope: Scope,
+        thread: ThreadDraft | ThreadPlan,
+        *,
+        summarizer: Summarizer | None = None,
+        harvest: bool = False,
     ) -> RememberResult:
-        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
+        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message.
+
+        ``harvest`` (a captured session): also the notes, entities and links its turns state, and its digest.
+        """
         plan = self._threads.prepare(scope, thread) if isinstance(thread, ThreadDraft) else thread
         result = await self._threads.remember(scope, plan, summarizer)
-        await self.knowledge.thread_grew(scope, result)
+        if harvest:
+            await self.knowledge.harvest(scope, self, result)
+        else:
+            await self.knowledge.thread_grew(scope, result)
         return result
 
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
@@ -156,7 +167,12 @@ class MemoryService:
         self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None
     ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
+        thread_id = _stored_thread_id(thread_id)
         return await forget(self._stores.vectors, self._stores.graph, scope, ids=ids, thread_id=thread_id)
+
+    async def forget_project(self, scope: Scope) -> ForgetResult:
+        """Delete everything the scope's project holds: its memories, notes and links."""
+        return await forget_project(self._stores.vectors, self._stores.graph, scope)
 
     async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
         """Pin a memory or note into core memory (never evicted, always in context), or unpin it."""
@@ -211,6 +227,7 @@ class MemoryService:
 
         ``record=False`` (a person browsing) leaves the hits' access counts and the hit rate alone.
         """
+        options = replace(options, thread_id=_stored_thread_id(options.thread_id))
         result = await self._recaller.recall(scope, query, options)
         if not record:
             return result
@@ -222,7 +239,7 @@ class MemoryService:
         self, scope: Scope, query: str, *, thread_id: str | None, max_tokens: int
     ) -> MemoryContext:
         """Core + working + recalled memory as one cited block within ``max_tokens``."""
-        context, used = await self._context.build(scope, query, thread_id, max_tokens)
+        context, used = await self._context.build(scope, query, _stored_thread_id(thread_id), max_tokens)
         self._lifecycle.record_recall(scope, bool(context.recalled))
         await self._lifecycle.touch(scope, used)
         return context
@@ -234,6 +251,7 @@ class MemoryService:
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
+        thread_id = _validate.identifier(thread_id, "thread_id")
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
         found = await every(self._stores.vectors, flt)
         if not found:
@@ -301,3 +319,10 @@ class MemoryService:
     async def repair(self, scope: Scope) -> int:
         """Re-index notes whose vector copy is missing (a write cut short); returns how many."""
         return await self._notes.repair(scope)
+
+
+def _stored_thread_id(thread_id: str | None) -> str | None:
+    """The id a thread is stored under: a secret-bearing id is stored under the one derived from it."""
+    if thread_id is None or not thread_id.strip():
+        return thread_id
+    return _validate.identifier(thread_id, "thread_id")

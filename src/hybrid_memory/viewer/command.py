@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 READY_WITHIN_S = 120.0
 """How long the host may take to open its stores (and its viewer socket) before we give up."""
+VIEW_TOKEN = "<the token after #token= in the URL hybrid-memory view printed>"
+"""This viewer's token is made for its run; the HTTP server's HYBRID_MEMORY_HTTP_TOKEN is not it."""
 GONE = b'{"error": "The memory server this viewer read from is gone; run hybrid-memory view again."}'
 _PASSED_ON = ("content-type", *HEADERS)
 
@@ -144,7 +146,9 @@ async def _run_view(settings: Settings, port: int, plugins: Plugins, first: str 
             await connection.aclose()  # only to know a host runs: the viewer has its own socket
             await _wait_for_viewer(settings.data_dir / VIEW_SOCKET_NAME)
             proxy = ViewerProxy(settings.data_dir / VIEW_SOCKET_NAME)
-            guard = Guard(proxy, transport_security(http), token, public=frozenset({PAGE_PATH}))
+            guard = Guard(
+                proxy, transport_security(http), token, public=frozenset({PAGE_PATH}), token_source=VIEW_TOKEN
+            )
             config = uvicorn.Config(guard, lifespan="off", log_config=None, log_level="warning")
             shown = first or settings.project
             project = f"?project={quote(shown, safe='')}" if shown else ""
