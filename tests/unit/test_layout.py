@@ -169,3 +169,16 @@ def test_a_command_that_joins_a_running_host_imports_nothing_heavy() -> None:
     # What ``hybrid-memory stats`` loads before it knows whether a server answers.
     loaded = _loaded_after("import hybrid_memory.cli")
     assert loaded & HEAVY == set()
+
+
+def test_the_prompt_hook_loads_no_hashlib() -> None:
+    # hashlib loads OpenSSL: more than the rest of a prompt hook's imports together on a busy machine.
+    loaded = _loaded_after(
+        "import hybrid_memory._entry, hybrid_memory.integrations.hooks, hybrid_memory.integrations.inject\n"
+        "import hybrid_memory.host.client\n"
+        "from pathlib import Path\n"
+        "from hybrid_memory.integrations.config import HookConfig, project_of, recent_sessions_file\n"
+        "config = HookConfig.from_env()\n"
+        "recent_sessions_file(config, project_of(config, Path.cwd()))"
+    )
+    assert "hashlib" not in loaded
