@@ -200,3 +200,16 @@ def test_the_documented_layout_lists_every_part_and_only_parts_that_exist() -> N
         if package:
             present = {p.stem for p in (PACKAGE / package).glob("*.py")} - {"__init__"}
             assert modules == present, f"docs/development.md lists {package}/ as {sorted(modules)}"
+
+
+def test_the_prompt_hook_loads_no_hashlib() -> None:
+    # hashlib loads OpenSSL: more than the rest of a prompt hook's imports together on a busy machine.
+    loaded = _loaded_after(
+        "import hybrid_memory._entry, hybrid_memory.integrations.hooks, hybrid_memory.integrations.inject\n"
+        "import hybrid_memory.host.client\n"
+        "from pathlib import Path\n"
+        "from hybrid_memory.integrations.config import HookConfig, project_of, recent_sessions_file\n"
+        "config = HookConfig.from_env()\n"
+        "recent_sessions_file(config, project_of(config, Path.cwd()))"
+    )
+    assert "hashlib" not in loaded

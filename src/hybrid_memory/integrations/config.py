@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -134,7 +134,8 @@ def safe_name(name: str) -> str:
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
     """The project's last sessions (first prompt, last time), which SessionStart shows; named by the
     project's folder and a digest of its whole name, so two folders named alike keep two files."""
-    digest = hashlib.sha256(project.encode()).hexdigest()[:12]
+    # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
+    digest = f"{zlib.crc32(project.encode()):08x}"
     return config.state_dir / "sessions" / f"{safe_name(label(project))[:64]}-{digest}.json"
 
 
