@@ -14,10 +14,10 @@ from typing import Any
 
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of, recent_sessions_file
 from hybrid_memory.integrations.host_client import HostClient, HostError
+from hybrid_memory.integrations.repeats import Distinct, is_filler
 
 _HIT_CHARS = 400
 """A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
-_RECENT_SHOWN = 3
 _MIN_PROMPT_WORDS = 3
 """Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
 VERY_STRONG_MATCH = 0.8
@@ -38,6 +38,19 @@ _NOT_NAMES = frozenset(
     ).split()
 )
 _CONTEXT_QUERY = "decisions, preferences, conventions and facts about this project"
+_DIGEST_QUERY = "what the session asked, changed, decided and left open"
+_CONTEXT_HEADER = "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more)."
+_NOTES_HEADER = "Rules and decisions in force (most important first):"
+_DIGEST_HEADER = "Last session:"
+_CORE_HEADER = "Pinned:"
+
+
+_CITATION = re.compile(r"\[memory:([^\]\s]+)\]")
+
+
+def cited(text: str) -> list[str]:
+    """The ids ``text`` cites, each once, in order."""
+    return list(dict.fromkeys(_CITATION.findall(text)))
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -130,59 +143,119 @@ def prompt_context(
 ) -> tuple[str, list[dict[str, Any]]]:
     """The memories that strongly match ``prompt``, cited, within budget; empty when none does."""
     hits = strong_matches(prompt_candidates(config, host, prompt, session_id), prompt, config.min_match)
-    return render_prompt_context(config, hits)
+    return render_prompt_context(config, worth_showing(hits, prompt))
 
 
-def _recent(config: HookConfig, cwd: Path, session_id: str) -> list[dict[str, Any]]:
+def worth_showing(hits: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
+    """``hits`` without filler, without the prompt itself (asked before: its answer is what helps)
+    and without a text already shown above it."""
+    distinct = Distinct(prompt)
+    return [h for h in hits if not is_filler(str(h.get("text", ""))) and distinct.new(str(h.get("text", "")))]
+
+
+def _last_session(config: HookConfig, cwd: Path, session_id: str) -> dict[str, Any] | None:
     try:
         sessions = json.loads(recent_sessions_file(config, project_of(config, cwd)).read_text())
     except (OSError, ValueError):
-        return []
-    others = [s for s in reversed(sessions) if s.get("session_id") != session_id and s.get("first_prompt")]
-    return others[:_RECENT_SHOWN]
+        return None
+    others = [s for s in sessions if isinstance(s, dict) and s.get("session_id") not in (None, session_id)]
+    return others[-1] if others else None
 
 
-def _core_lines(host: HostClient, query: str, budget: int) -> list[str]:
-    try:
-        context = host.call_tool("get_memory_context", {"query": query, "max_tokens": max(100, budget)})
-    except HostError:  # a host serving only the core tools (HYBRID_MEMORY_TOOLS=core) has no core memory tool
+def _digest_lines(host: HostClient, session: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The last session's digest (its summary memory), a cited line each of what it asked, changed,
+    decided and left open; the open ends first after what was asked."""
+    if session is None:
         return []
+    result = host.call_tool(
+        "recall_memory",
+        {
+            "query": _DIGEST_QUERY,
+            "thread_id": session["session_id"],
+            "kinds": ["summary"],
+            "limit": 1,
+            "with_context": False,
+            "max_tokens": 2000,
+        },
+    )
+    hits = result.get("results", [])
+    if not hits:
+        return []
+    digest = hits[0]
+    date = str(session.get("last_at") or digest.get("created_at") or "")[:10]
+    rows = [" ".join(r.split()) for r in str(digest.get("text", "")).splitlines() if r.strip()]
+    order = {"asked": 0, "open": 1, "changed": 2, "decided": 3}
+    rows.sort(key=lambda r: order.get(r.split(":", 1)[0].lower(), 4))
+    lines: list[tuple[str, str]] = []
+    for row in rows:
+        label = f"({date}) " if date and not lines else ""
+        line = f"- [memory:{digest['id']}] {label}{_one_line(row, _HIT_CHARS)}"
+        lines.append((line, row.split(": ", 1)[-1]))
+    return lines
+
+
+def _note_lines(context: dict[str, Any]) -> list[tuple[str, str]]:
     return [
-        f"- [memory:{c['id']}] {_one_line(str(c.get('text', '')), _HIT_CHARS)}"
+        (
+            f"- [memory:{n['id']}] ({n.get('role') or 'note'}) {_one_line(str(n['text']), _HIT_CHARS)}",
+            n["text"],
+        )
+        for n in context.get("notes", [])
+    ]
+
+
+def _core_lines(context: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (f"- [memory:{c['id']}] {_one_line(str(c.get('text', '')), _HIT_CHARS)}", c["text"])
         for c in context.get("core", [])
     ]
 
 
-def session_context(config: HookConfig, host: HostClient, cwd: Path, session_id: str) -> str:
-    """Core memory, the project's notes that matter, and what the last sessions were about, within budget.
+def _sections(
+    parts: list[tuple[str, list[str]]], budget: int, shares: tuple[float, ...]
+) -> list[tuple[str, list[str]]]:
+    """Each section's lines within its share of ``budget`` first, then what is left over in order."""
+    kept: list[list[str]] = [[] for _ in parts]
+    used = 0
 
-    The notes are recalled for what the last sessions asked (else for decisions and facts in
-    general): a project's memory is large, and the recent work is the likeliest to go on.
+    def take(i: int, cap: int) -> None:
+        nonlocal used
+        header, lines = parts[i]
+        for line in lines[len(kept[i]) :]:
+            cost = estimate_tokens(line) + 1 + (0 if kept[i] else estimate_tokens(header) + 2)
+            if used + cost > cap or used + cost > budget:
+                return
+            kept[i].append(line)
+            used += cost
+
+    for i, share in enumerate(shares):
+        take(i, used + int(budget * share))
+    for i in range(len(parts)):
+        take(i, budget)
+    return [(parts[i][0], kept[i]) for i in range(len(parts)) if kept[i]]
+
+
+def session_context(config: HookConfig, host: HostClient, cwd: Path, session_id: str) -> str:
+    """What a new session should know first, within budget: the project's current decisions, rules,
+    preferences and facts, then the last session's digest (what it asked, left open, changed), then
+    core memory. Every line cites its memory; no text is shown twice; nothing superseded is shown.
     """
     budget = config.context_tokens
     if budget <= 0:
         return ""
-    recent = _recent(config, cwd, session_id)
-    recent_lines = [
-        f"- {str(s.get('last_at') or '')[:16].replace('T', ' ')}: {_one_line(s['first_prompt'], 160)}"
-        for s in recent
-    ]
-    recent_text = _fit("Recent sessions in this project (their first request):", recent_lines, budget // 3)
-    remaining = budget - estimate_tokens(recent_text)
-    query = " ".join(_one_line(s["first_prompt"], 200) for s in recent) or _CONTEXT_QUERY
-    core_text = _fit("Core memory (pinned):", _core_lines(host, query, remaining), remaining)
-    remaining -= estimate_tokens(core_text)
-    notes_text = ""
-    if remaining >= 50:
-        result = host.call_tool(
-            "recall_memory", {"query": query, "kinds": ["note"], "limit": 8, "with_context": False}
-        )
-        notes = [_hit_line(h) for h in result.get("results", [])]
-        notes_text = _fit("Notes (decisions, facts, preferences) that may matter:", notes, remaining)
-    parts = [p for p in (core_text, notes_text, recent_text) if p]
-    if not parts:
-        return ""
-    return (
-        "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more).\n\n"
-        + "\n\n".join(parts)
+    try:
+        context = host.call_tool("get_memory_context", {"query": _CONTEXT_QUERY, "max_tokens": 4000})
+    except HostError:  # a host serving only the core tools (HYBRID_MEMORY_TOOLS=core) has no context tool
+        context = {}
+    distinct = Distinct()
+    notes = [line for line, text in _note_lines(context) if distinct.new(text)]
+    last = _last_session(config, cwd, session_id)
+    digest = [line for line, text in _digest_lines(host, last) if distinct.new(text)]
+    core = [line for line, text in _core_lines(context) if distinct.new(text)]
+    body = budget - estimate_tokens(_CONTEXT_HEADER) - 2
+    shown = _sections(
+        [(_NOTES_HEADER, notes), (_DIGEST_HEADER, digest), (_CORE_HEADER, core)], body, (0.55, 0.3, 0.15)
     )
+    if not shown:
+        return ""
+    return _CONTEXT_HEADER + "\n\n" + "\n\n".join("\n".join([h, *lines]) for h, lines in shown)

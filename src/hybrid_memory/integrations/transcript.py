@@ -41,6 +41,9 @@ _SCAFFOLD_TAGS = (
     "user_instructions",
     "skills_instructions",
     "turn_aborted",
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
     "private",
 )
 _TAGGED = re.compile(r"<(" + "|".join(_SCAFFOLD_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL)
