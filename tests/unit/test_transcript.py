@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.capture import _save, _start
-from hybrid_memory.integrations.transcript import clean, parse_lines, read_from
+from hybrid_memory.integrations.capture import _Said, _save, _start
+from hybrid_memory.integrations.config import HookConfig
+from hybrid_memory.integrations.transcript import Message, clean, parse_lines, read_from
 
 CWD = "/home/ada/work/ledger"
 
@@ -227,3 +228,33 @@ def test_a_codex_session_file_gives_its_user_and_assistant_messages_and_its_sess
         ("msg_a1", "assistant", "Noted: CSV exports.", "2026-11-20T10:00:05.000Z"),
     ]
     assert (reading.session_id, reading.cwd) == ("019a-codex", "/home/ada/work/ledger")
+
+
+def test_capture_leaves_out_filler_and_what_the_project_already_said_under_another_id(tmp_path: Path) -> None:
+    config = HookConfig(
+        data_dir=tmp_path,
+        project="shop",
+        context_tokens=800,
+        prompt_tokens=300,
+        min_match=0.3,
+        timeout_s=1,
+        detach=False,
+    )
+    first = [
+        Message("u1", "user", "How do I regenerate the OpenAPI client?", None),
+        Message("a1", "assistant", "Checking.", None),
+        Message("a2", "assistant", "Run `make openapi`.", None),
+        Message("u2", "user", "yes", None),
+    ]
+    said = _Said(config, tmp_path)
+    assert [m.id for m in said.worth_storing(first)] == ["u1", "a2", "u2"]
+    said.save()
+    again = [
+        Message("u3", "user", "how do I regenerate the openapi client", None),
+        Message("a3", "assistant", "Run make openapi.", None),
+        Message("u4", "user", "yes", None),
+        Message("u1", "user", "How do I regenerate the OpenAPI client?", None),  # the same entry read again
+    ]
+    assert [m.id for m in _Said(config, tmp_path).worth_storing(again)] == ["u4", "u1"]
+    elsewhere = config._replace(project="garden")
+    assert [m.id for m in _Said(elsewhere, tmp_path).worth_storing(again)] == ["u3", "a3", "u4"]

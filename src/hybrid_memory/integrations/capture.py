@@ -4,7 +4,10 @@ Each session keeps a small offset file (``hooks/capture/<session>.json`` in the 
 the byte offset read so far and a fingerprint of the bytes just before it. A transcript
 that shrank or was rewritten no longer matches its fingerprint and is read again from the
 start; that stores nothing twice, because a message's memory id derives from the session
-and the entry's uuid. The offset moves only after the host acknowledged the write, so a
+and the entry's uuid. Nor is a reply that carries nothing ("Done.", "Checking."), or a
+message saying word for word what an earlier one of the project said (a question asked
+again in another session): the project keeps the hashes of what it stored
+(``hooks/said/<project>.json``). The offset moves only after the host acknowledged the write, so a
 capture that failed (host down, store down) is retried whole by the next one.
 """
 
@@ -29,12 +32,16 @@ from hybrid_memory.integrations.config import (
     safe_name,
 )
 from hybrid_memory.integrations.host_client import connect
-from hybrid_memory.integrations.transcript import Reading, read_from
+from hybrid_memory.integrations.repeats import is_filler, normalized
+from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
+_SAID_KEPT = 20_000
+_REPEAT_MIN_WORDS = 3
+"""A repeat shorter than this ("yes", "go on") says nothing on its own; it is kept in its thread."""
 
 
 @dataclass
@@ -107,17 +114,60 @@ def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) ->
                 f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
             )
         reading = read_from(transcript, _start(transcript, state_file))
-        done = Captured(0, 0, len(reading.messages))
-        if reading.messages:
+        said = _Said(config, cwd)
+        messages = said.worth_storing(reading.messages)
+        done = Captured(0, 0, len(messages))
+        if messages:
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
-                for i in range(0, len(reading.messages), BATCH):
-                    batch = [m.as_argument() for m in reading.messages[i : i + BATCH]]
+                for i in range(0, len(messages), BATCH):
+                    batch = [m.as_argument() for m in messages[i : i + BATCH]]
                     result = host.call_tool("remember_thread", {"thread_id": session_id, "messages": batch})
                     done.stored += int(result.get("stored", 0))
                     done.unchanged += int(result.get("unchanged", 0))
+            said.save()
             _note_session(config, cwd, session_id, reading)
         _save(transcript, state_file, reading.end)
         return done
+
+
+class _Said:
+    """What the project's captures stored, as hashes of its normalized texts (message id -> hash)."""
+
+    def __init__(self, config: HookConfig, cwd: Path) -> None:
+        self.path = config.state_dir / "said" / f"{safe_name(project_of(config, cwd))}.json"
+        try:
+            loaded = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            loaded = {}
+        self.by_id: dict[str, str] = loaded if isinstance(loaded, dict) else {}
+
+    def worth_storing(self, messages: list[Message]) -> list[Message]:
+        """``messages`` without filler and without repeats of a text the project stored under another id."""
+        owner = {h: i for i, h in self.by_id.items()}
+        kept = []
+        for message in messages:
+            if is_filler(message.text):
+                continue
+            flat = normalized(message.text)
+            if len(flat.split()) >= _REPEAT_MIN_WORDS:
+                digest = hashlib.sha256(flat.encode()).hexdigest()[:16]
+                if owner.setdefault(digest, message.id) != message.id:
+                    continue
+                self.by_id[message.id] = digest
+            kept.append(message)
+        return kept
+
+    def save(self) -> None:
+        """Merged with what other sessions' captures saved meanwhile (they may run at the same time)."""
+        with _locked(self.path.with_suffix(".lock"), fcntl.LOCK_EX, 10.0):
+            try:
+                current = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                current = {}
+            merged = {**(current if isinstance(current, dict) else {}), **self.by_id}
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(dict(list(merged.items())[-_SAID_KEPT:])))
+            os.replace(tmp, self.path)
 
 
 def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:
