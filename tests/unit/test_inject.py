@@ -10,6 +10,7 @@ from hybrid_memory.integrations.inject import (
     _sections,
     anchors,
     cited,
+    prompt_parts,
     render_prompt_context,
     strong_matches,
     worth_showing,
@@ -112,3 +113,25 @@ def test_session_start_sections_keep_their_order_and_share_what_one_leaves() -> 
 
 def test_the_ids_an_injection_cites_are_listed_once() -> None:
     assert cited("- [memory:a-1] x\n- [memory:b] y [memory:a-1]") == ["a-1", "b"]
+
+
+def test_a_prompt_asking_two_things_is_recalled_as_two_questions() -> None:
+    assert prompt_parts(
+        "can I push the auth fix straight to main, and which database should the new invoices table go in?"
+    ) == ["can I push the auth fix straight to main", "which database should the new invoices table go in"]
+    assert prompt_parts("Where is the config? And who owns the deploy job?") == [
+        "Where is the config",
+        "And who owns the deploy job",
+    ]
+    single = "How do I regenerate the OpenAPI client after changing the billing schema?"
+    assert prompt_parts(single) == [single]
+    assert prompt_parts("Fix it? yes") == ["Fix it? yes"]
+
+
+def test_a_note_is_injected_at_its_own_lower_bar() -> None:
+    hits = [
+        _hit("m", "a turn about the deploy", 0.2),
+        {**_hit("n", "Never push to main directly.", 0.2), "kind": "note"},
+    ]
+    assert [h["id"] for h in strong_matches(hits, "can I push to main", 0.3, 0.1)] == ["n"]
+    assert strong_matches(hits, "can I push to main", 0.3) == []

@@ -49,6 +49,9 @@ class HookConfig(NamedTuple):
     """HYBRID_MEMORY_HOOK_TIMEOUT_S: how long a hook waits for the host (started when none runs)."""
     detach: bool
     """HYBRID_MEMORY_HOOK_DETACH=0 makes capture finish before the hook returns (default: detached)."""
+    min_note_match: float = 0.1
+    """HYBRID_MEMORY_HOOK_MIN_NOTE_MATCH: the least ``match`` a note (a decision, rule, fact) needs
+    to be injected for a prompt: lower than a turn's, a note being short, distilled and current."""
 
     @classmethod
     def from_env(cls) -> HookConfig:
@@ -61,6 +64,7 @@ class HookConfig(NamedTuple):
             min_match=_number("HYBRID_MEMORY_HOOK_MIN_MATCH", 0.3, 0, 1),
             timeout_s=_number("HYBRID_MEMORY_HOOK_TIMEOUT_S", 20, 0.1, 600),
             detach=os.environ.get("HYBRID_MEMORY_HOOK_DETACH", "1").strip() not in ("0", "false", "no"),
+            min_note_match=_number("HYBRID_MEMORY_HOOK_MIN_NOTE_MATCH", 0.1, 0, 1),
         )
 
     @property

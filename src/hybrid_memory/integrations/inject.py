@@ -19,6 +19,12 @@ from hybrid_memory.integrations.repeats import Distinct, is_filler
 _HIT_CHARS = 400
 """A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
 _MIN_PROMPT_WORDS = 3
+_MAX_PARTS = 3
+_PARTS = re.compile(
+    r"\?+\s*|;\s*|,\s*(?:and|but|also|plus)\s+"
+    r"|\s+and\s+(?=(?:which|what|where|when|how|who|why|can|could|should|do|does|is|are)\b)",
+    re.IGNORECASE,
+)
 """Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
 VERY_STRONG_MATCH = 0.8
 """A hit matching this well is injected even when it does not repeat the prompt's names."""
@@ -78,27 +84,46 @@ def _fit(header: str, lines: list[str], budget: int) -> str:
     return "\n".join([header, *kept]) if kept else ""
 
 
+def prompt_parts(prompt: str) -> list[str]:
+    """The questions of a prompt that asks several ("can I …, and which …?"), each recalled on its
+    own: a part matches its memory far better than the whole does. One part for most prompts."""
+    parts = [p.strip() for p in _PARTS.split(prompt[:2000]) if len(p.split()) >= _MIN_PROMPT_WORDS]
+    return parts[:_MAX_PARTS] if len(parts) > 1 else [prompt[:2000]]
+
+
 def prompt_candidates(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> list[dict[str, Any]]:
-    """Recall for ``prompt``, best first: hits matching at least ``min_match``, not this session's
-    own turns (they are in the model's context already)."""
+    """Recall for ``prompt`` (for each of its questions), best first: hits matching at least
+    ``min_match`` (a note ``min_note_match``), not this session's own turns (the model has them)."""
     worth_asking = len(prompt.split()) >= _MIN_PROMPT_WORDS and not prompt.lstrip().startswith("/")
     if config.prompt_tokens <= 0 or not worth_asking:
         return []
-    result = host.call_tool(
-        "recall_memory",
-        {
-            "query": prompt[:2000],
-            "limit": 8,
-            "min_score": config.min_match,
-            "with_context": False,
-            # Room for every hit's whole text: the hook cuts each line itself (_HIT_CHARS), where
-            # recall's own budget would cut the later hits to their first word.
-            "max_tokens": 4000,
-        },
-    )
-    return [h for h in result.get("results", []) if h.get("thread_id") != session_id]
+    found: dict[str, dict[str, Any]] = {}
+    for part in prompt_parts(prompt):
+        result = host.call_tool(
+            "recall_memory",
+            {
+                "query": part,
+                "limit": 8,
+                "min_score": min(config.min_match, config.min_note_match),
+                "with_context": False,
+                # Room for every hit's whole text: the hook cuts each line itself (_HIT_CHARS), where
+                # recall's own budget would cut the later hits to their first word.
+                "max_tokens": 4000,
+            },
+        )
+        for hit in result.get("results", []):
+            if hit.get("thread_id") == session_id or not _clears(config, hit):
+                continue
+            if float(hit.get("match", 0.0)) > float(found.get(hit["id"], {}).get("match", -1.0)):
+                found[hit["id"]] = hit
+    return list(found.values())
+
+
+def _clears(config: HookConfig, hit: dict[str, Any]) -> bool:
+    bar = config.min_note_match if hit.get("kind") == "note" else config.min_match
+    return float(hit.get("match", 0.0)) >= bar
 
 
 def _word(word: str) -> str:
@@ -110,9 +135,12 @@ def anchors(prompt: str) -> set[str]:
     return {_word(w) for w in _CAPITALISED.findall(prompt)} - _NOT_NAMES
 
 
-def strong_matches(hits: list[dict[str, Any]], prompt: str, min_match: float) -> list[dict[str, Any]]:
-    """The hits worth injecting unasked: ``match`` at least ``min_match`` and, when the prompt names
-    someone or something, a text that names it too (unless the match is very strong).
+def strong_matches(
+    hits: list[dict[str, Any]], prompt: str, min_match: float, min_note_match: float | None = None
+) -> list[dict[str, Any]]:
+    """The hits worth injecting unasked: ``match`` at least ``min_match`` (a note: ``min_note_match``,
+    when given) and, when the prompt names someone or something, a text that names it too (unless
+    the match is very strong).
 
     A prompt about a person, a project or a tool that the memory has never mentioned is about
     something else; memories that merely resemble it in meaning are what a model is misled by.
@@ -121,7 +149,8 @@ def strong_matches(hits: list[dict[str, Any]], prompt: str, min_match: float) ->
     strong = []
     for hit in hits:
         match = float(hit.get("match", 0.0))
-        if match < min_match:
+        note_bar = min_note_match if min_note_match is not None and hit.get("kind") == "note" else None
+        if match < (min_match if note_bar is None else note_bar):
             continue
         if named and match < VERY_STRONG_MATCH:
             words = {_word(w) for w in _WORDS.findall(str(hit.get("text", "")))}
@@ -142,7 +171,8 @@ def prompt_context(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> tuple[str, list[dict[str, Any]]]:
     """The memories that strongly match ``prompt``, cited, within budget; empty when none does."""
-    hits = strong_matches(prompt_candidates(config, host, prompt, session_id), prompt, config.min_match)
+    candidates = prompt_candidates(config, host, prompt, session_id)
+    hits = strong_matches(candidates, prompt, config.min_match, config.min_note_match)
     return render_prompt_context(config, worth_showing(hits, prompt))
 
 
