@@ -258,3 +258,50 @@ def test_capture_leaves_out_filler_and_what_the_project_already_said_under_anoth
     assert [m.id for m in _Said(config, tmp_path).worth_storing(again)] == ["u4", "u1"]
     elsewhere = config._replace(project="garden")
     assert [m.id for m in _Said(elsewhere, tmp_path).worth_storing(again)] == ["u3", "a3", "u4"]
+
+
+def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended() -> None:
+    uses = _entry(
+        "assistant",
+        "a-20",
+        [
+            {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": f"{CWD}/src/auth.py"}},
+            {
+                "type": "tool_use",
+                "id": "b1",
+                "name": "Bash",
+                "input": {"command": "cd api && git push origin main"},
+            },
+            {"type": "tool_use", "id": "b2", "name": "Bash", "input": {"command": "uv add  httpx"}},
+            {"type": "tool_use", "id": "b3", "name": "Bash", "input": {"command": "grep -rn token src"}},
+        ],
+    )
+    results = _entry(
+        "user",
+        "u-21",
+        [
+            {"type": "tool_result", "tool_use_id": "r1", "content": "def login(): ..."},
+            {
+                "type": "tool_result",
+                "tool_use_id": "b1",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "To github.com:x/y\n ! [remote rejected]\nerror: failed to push some refs",
+                    }
+                ],
+                "is_error": True,
+            },
+            {"type": "tool_result", "tool_use_id": "b2", "content": "Resolved 3 packages"},
+            {"type": "tool_result", "tool_use_id": "b3", "content": "src/auth.py:3: token"},
+        ],
+    )
+    reading = parse_lines([uses, results])
+    assert [(m.id, m.text) for m in reading.messages] == [
+        ("a-20", "(read src/auth.py)"),
+        (
+            "u-21",
+            "(ran cd api && git push origin main → failed: error: failed to push some refs)\n"
+            "(ran uv add httpx → ok)",
+        ),
+    ]

@@ -3,9 +3,11 @@
 Kept: the user's and the assistant's own words. Dropped: Claude Code's scaffolding
 (system reminders, attachments, meta entries, slash-command tags, compaction summaries),
 thinking, tool calls and their raw results (long, noisy, the likeliest place for a pasted
-secret), and ``<private>…</private>`` spans. Of tool activity two things become a short
+secret), and ``<private>…</private>`` spans. Of tool activity a few things become a short
 line, because a later session asks about them and they cost a few tokens: which files
-were edited or written, and whether a test command passed or failed.
+were edited, written or read, whether a test command passed or failed, and how any other
+command that changes or checks something ended (with the error's signature when it failed).
+The service reads these lines back as the session's entities (files, commands, errors).
 
 Codex CLI's session files (``~/.codex/sessions/**/rollout-*.jsonl``), which its hooks name
 as ``transcript_path`` too, are read the same way: its messages, without its developer
@@ -54,6 +56,14 @@ _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 _TEST_COMMAND = re.compile(
     r"\b(pytest|tox|nox|jest|vitest|mocha|go test|cargo test|npm (run )?test|make test)\b"
 )
+_QUIET = "ls cd cat echo pwd head tail grep rg find sed awk wc which true false sleep mkdir touch printf"
+_QUIET_COMMANDS = frozenset([*_QUIET.split(), "tree", "file", "stat", "less", "diff", "sort", "env", "date"])
+"""Commands that only look around: not worth a line (the files they read are not tracked either)."""
+_ERROR_SIGNATURE = re.compile(
+    r"^\s*((?:[\w.]+(?:Error|Exception|Failure)|error(?:\[\w+\])?|fatal|FAILED|panic)\b[:!]?.{0,100})",
+    re.MULTILINE,
+)
+_COMMAND_CHARS = 120
 
 
 @dataclass
@@ -107,11 +117,34 @@ def _relative(path: str, cwd: str | None) -> str:
     return path
 
 
+def _program(command: str) -> str:
+    """The command's program, past ``cd … &&``, ``sudo`` and variable assignments."""
+    for part in re.split(r"&&|;|\|\|", command):
+        words = [w for w in part.split() if "=" not in w.split("/")[0] and w != "sudo"]
+        if words and words[0] != "cd":
+            return words[0].rsplit("/", 1)[-1]
+    return ""
+
+
+def error_signature(output: str) -> str | None:
+    """The last line of a failed command's output that names its error (``KeyError: 'user'``)."""
+    found = _ERROR_SIGNATURE.findall(output[-20_000:])
+    return " ".join(found[-1].split())[:120] if found else None
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(_texts(content))
+
+
 class _Pass:
-    """State across the entries of one read: the test commands waiting for their result."""
+    """State across the entries of one read: the commands waiting for their result."""
 
     def __init__(self) -> None:
         self.tests: dict[str, str] = {}
+        self.commands: dict[str, str] = {}
         self.reading = Reading()
 
     def entry(self, entry: dict[str, Any]) -> None:
@@ -191,9 +224,15 @@ class _Pass:
             path = args.get("file_path") or args.get("notebook_path")
             if name in _EDIT_TOOLS and isinstance(path, str):
                 lines.append(f"(edited {_relative(path, cwd)})")
+            elif name == "Read" and isinstance(path, str):
+                lines.append(f"(read {_relative(path, cwd)})")
             command = args.get("command")
-            if name == "Bash" and isinstance(command, str) and _TEST_COMMAND.search(command):
-                self.tests[str(block.get("id"))] = " ".join(command.split())[:120]
+            if name == "Bash" and isinstance(command, str):
+                flat = " ".join(command.split())[:_COMMAND_CHARS]
+                if _TEST_COMMAND.search(command):
+                    self.tests[str(block.get("id"))] = flat
+                elif _program(command) not in _QUIET_COMMANDS:
+                    self.commands[str(block.get("id"))] = flat
         return lines
 
     def _tool_results(self, content: Any) -> list[str]:
@@ -201,10 +240,18 @@ class _Pass:
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
                 continue
-            command = self.tests.pop(str(block.get("tool_use_id")), None)
+            use_id = str(block.get("tool_use_id"))
+            command = self.tests.pop(use_id, None)
             if command is not None:
                 outcome = "failed" if block.get("is_error") else "passed"
                 lines.append(f"(tests {outcome}: {command})")
+            command = self.commands.pop(use_id, None)
+            if command is not None:
+                signature = error_signature(_result_text(block)) if block.get("is_error") else None
+                outcome = (
+                    "failed" + (f": {signature}" if signature else "") if block.get("is_error") else "ok"
+                )
+                lines.append(f"(ran {command} → {outcome})")
         return lines
 
 
