@@ -9,6 +9,7 @@ against the data dir's host, so what a test or a benchmark sees is what a user's
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -20,6 +21,12 @@ from typing import Any
 from tests.e2e.claude_code import hook_env
 
 HOOK = Path(sys.executable).parent / "hybrid-memory"
+_DAYS = itertools.count()
+"""Each session written starts a day after the one before, as a story's sessions follow each other."""
+
+
+def _next_day() -> datetime:
+    return datetime(2026, 11, 2, 9, 0, tzinfo=UTC) + timedelta(days=next(_DAYS))
 
 
 @dataclass(frozen=True)
@@ -44,7 +51,7 @@ class Session:
     id: str
     cwd: Path
     turns: list[Turn]
-    started: datetime = field(default_factory=lambda: datetime(2026, 11, 2, 9, 0, tzinfo=UTC))
+    started: datetime = field(default_factory=_next_day)
 
 
 @dataclass
