@@ -19,13 +19,14 @@ from hybrid_memory.integrations.repeats import Distinct, is_filler
 _HIT_CHARS = 400
 """A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
 _MIN_PROMPT_WORDS = 3
+"""Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
 _MAX_PARTS = 3
 _PARTS = re.compile(
     r"\?+\s*|;\s*|,\s*(?:and|but|also|plus)\s+"
     r"|\s+and\s+(?=(?:which|what|where|when|how|who|why|can|could|should|do|does|is|are)\b)",
     re.IGNORECASE,
 )
-"""Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
+"""Where a prompt asking several things divides: after a question mark, a semicolon, ", and"."""
 VERY_STRONG_MATCH = 0.8
 """A hit matching this well is injected even when it does not repeat the prompt's names."""
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
@@ -49,8 +50,6 @@ _CONTEXT_HEADER = "Long-term memory of this project (cite as [memory:<id>]; read
 _NOTES_HEADER = "Rules and decisions in force (most important first):"
 _DIGEST_HEADER = "Last session:"
 _CORE_HEADER = "Pinned:"
-
-
 _CITATION = re.compile(r"\[memory:([^\]\s]+)\]")
 
 
