@@ -6,7 +6,9 @@
    it (a process, JSON on stdin) against a host that is already running, over a memory
    holding a captured session; p50 / p95 of the wall time, beside the same Python
    starting and exiting (``python -c pass``) in the same run.
-2. Capture of a ``--turns``-turn transcript (a user and an assistant message a turn):
+2. Capture of a ``--turns``-turn coding transcript (a user and an assistant message a turn,
+   every few turns a rule and a decision, files read and edited and a test run), notes,
+   entities and digest included:
    the time the hook holds the session (detached, the default) and the time the capture
    itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``), beside the same messages sent straight
    to ``remember_thread`` in the same run.
@@ -64,21 +66,43 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def _turns(i: int, session: str, cwd: Path) -> list[tuple[str, object]]:
+    """Turn ``i`` of a coding session: a question and its answer; every few turns a rule, a decision,
+    files read and edited and a command run, so capture has notes and entities to draw."""
+    topic = TOPICS[i % len(TOPICS)]
+    ask = f"Turn {i}: what did we decide about {topic}? We said option {i % 7} for {topic}."
+    if i % 5 == 0:
+        ask += f" We use Redis {i % 3 + 5} for the {topic} cache. Never deploy {topic} on Fridays."
+    turns: list[tuple[str, object]] = [
+        ("user", ask),
+        ("assistant", f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."),
+    ]
+    if i % 3 == 0:
+        path = f"{cwd}/src/{topic.replace(' ', '_')}/module_{i % 11}.py"
+        uses = [
+            {"type": "tool_use", "id": f"{session}-r{i}", "name": "Read", "input": {"file_path": path}},
+            {"type": "tool_use", "id": f"{session}-e{i}", "name": "Edit", "input": {"file_path": path}},
+            {"type": "tool_use", "id": f"{session}-b{i}", "name": "Bash", "input": {"command": "make test"}},
+        ]
+        results = [
+            {"type": "tool_result", "tool_use_id": u["id"], "content": "ok", "is_error": i % 4 == 0}
+            for u in uses
+        ]
+        turns += [("assistant", uses), ("user", results)]
+    return turns
+
+
 def _transcript(path: Path, session: str, turns: int, cwd: Path) -> None:
     with path.open("w") as f:
         for i in range(turns):
-            topic = TOPICS[i % len(TOPICS)]
-            for role, text in (
-                ("user", f"Turn {i}: what did we decide about {topic}? We said option {i % 7} for {topic}."),
-                ("assistant", f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."),
-            ):
+            for j, (role, content) in enumerate(_turns(i, session, cwd)):
                 entry = {
                     "type": role,
-                    "uuid": f"{session}-{role}-{i}",
+                    "uuid": f"{session}-{role}-{i}-{j}",
                     "timestamp": f"2026-11-20T10:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
                     "cwd": str(cwd),
                     "sessionId": session,
-                    "message": {"role": role, "content": text},
+                    "message": {"role": role, "content": content},
                 }
                 f.write(json.dumps(entry) + "\n")
 

@@ -305,3 +305,20 @@ def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended()
             "(ran uv add httpx → ok)",
         ),
     ]
+
+
+def test_a_rule_stated_again_is_captured_again_to_reinforce_its_note(tmp_path: Path) -> None:
+    config = HookConfig(
+        data_dir=tmp_path,
+        project="shop",
+        context_tokens=800,
+        prompt_tokens=300,
+        min_match=0.3,
+        timeout_s=1,
+        detach=False,
+    )
+    said = _Said(config, tmp_path)
+    rule = "Never push to main directly."
+    assert len(said.worth_storing([Message("u1", "user", rule, None)])) == 1
+    said.save()
+    assert len(_Said(config, tmp_path).worth_storing([Message("u9", "user", rule, None)])) == 1

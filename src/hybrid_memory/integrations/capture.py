@@ -5,10 +5,11 @@ the byte offset read so far and a fingerprint of the bytes just before it. A tra
 that shrank or was rewritten no longer matches its fingerprint and is read again from the
 start; that stores nothing twice, because a message's memory id derives from the session
 and the entry's uuid. Nor is a reply that carries nothing ("Done.", "Checking."), or a
-message saying word for word what an earlier one of the project said (a question asked
-again in another session): the project keeps the hashes of what it stored
-(``hooks/said/<project>.json``). The offset moves only after the host acknowledged the write, so a
-capture that failed (host down, store down) is retried whole by the next one.
+question or reply saying word for word what an earlier one of the project said (asked
+again in another session); a statement said again is stored again, since restating a
+rule reinforces its note. The project keeps the hashes of what it stored
+(``hooks/said/<project>.json``). The offset moves only after the host acknowledged the
+write, so a capture that failed (host down, store down) is retried whole by the next one.
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ from hybrid_memory.integrations.config import (
     safe_name,
 )
 from hybrid_memory.integrations.host_client import connect
-from hybrid_memory.integrations.repeats import is_filler, normalized
+from hybrid_memory.integrations.repeats import asks, is_filler, normalized
 from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
+HARVEST = {"hybrid-memory/harvest": True}
+"""remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
 _SAID_KEPT = 20_000
@@ -121,7 +124,8 @@ def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) ->
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
                 for i in range(0, len(messages), BATCH):
                     batch = [m.as_argument() for m in messages[i : i + BATCH]]
-                    result = host.call_tool("remember_thread", {"thread_id": session_id, "messages": batch})
+                    arguments = {"thread_id": session_id, "messages": batch}
+                    result = host.call_tool("remember_thread", arguments, HARVEST)
                     done.stored += int(result.get("stored", 0))
                     done.unchanged += int(result.get("unchanged", 0))
             said.save()
@@ -142,14 +146,16 @@ class _Said:
         self.by_id: dict[str, str] = loaded if isinstance(loaded, dict) else {}
 
     def worth_storing(self, messages: list[Message]) -> list[Message]:
-        """``messages`` without filler and without repeats of a text the project stored under another id."""
+        """``messages`` without filler, and without a question or a reply the project stored word for word
+        under another id."""
         owner = {h: i for i, h in self.by_id.items()}
         kept = []
         for message in messages:
             if is_filler(message.text):
                 continue
             flat = normalized(message.text)
-            if len(flat.split()) >= _REPEAT_MIN_WORDS:
+            # A rule stated again is kept: restating it is what reinforces its note.
+            if len(flat.split()) >= _REPEAT_MIN_WORDS and (message.role != "user" or asks(message.text)):
                 digest = hashlib.sha256(flat.encode()).hexdigest()[:16]
                 if owner.setdefault(digest, message.id) != message.id:
                     continue

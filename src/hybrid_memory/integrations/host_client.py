@@ -63,9 +63,17 @@ class HostClient:
         )
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The tool's structured result; :class:`HostError` with its text when the tool refused."""
-        result = self._request("tools/call", {"name": name, "arguments": arguments})
+    def call_tool(
+        self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The tool's structured result; :class:`HostError` with its text when the tool refused.
+
+        ``meta``: the request's ``_meta``, for what the host reads beside the arguments a model sees.
+        """
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        if meta:
+            params["_meta"] = meta
+        result = self._request("tools/call", params)
         if result.get("isError"):
             texts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, dict)]
             raise HostError(f"{name} failed: {' '.join(texts)[:300]}")

@@ -63,6 +63,41 @@ def is_filler(text: str) -> bool:
     return flat in _PHRASES or all(word in _FILLER for word in flat.split())
 
 
+_ASKING = frozenset(
+    [
+        "how",
+        "what",
+        "which",
+        "where",
+        "when",
+        "why",
+        "who",
+        "whom",
+        "whose",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "may",
+        "shall",
+    ]
+)
+
+
+def asks(text: str) -> bool:
+    """True for a question: a question mark, or a first word that asks ("how do I …")."""
+    words = normalized(text).split()
+    return "?" in text or (bool(words) and words[0] in _ASKING)
+
+
 class Distinct:
     """Remembers the texts seen so far; :meth:`new` is True once per normalized text."""
 

@@ -103,12 +103,23 @@ class MemoryService:
         return DryRun(plan, await self._lifecycle.summary_request(scope, adding) if adding else None)
 
     async def remember_thread(
-        self, scope: Scope, thread: ThreadDraft | ThreadPlan, *, summarizer: Summarizer | None = None
+        self,
+        scope: Scope,
+        thread: ThreadDraft | ThreadPlan,
+        *,
+        summarizer: Summarizer | None = None,
+        harvest: bool = False,
     ) -> RememberResult:
-        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message."""
+        """Store a thread's user and assistant messages, chunked, secrets redacted; idempotent per message.
+
+        ``harvest`` (a captured session): also the notes, entities and links its turns state, and its digest.
+        """
         plan = self._threads.prepare(scope, thread) if isinstance(thread, ThreadDraft) else thread
         result = await self._threads.remember(scope, plan, summarizer)
-        await self.knowledge.thread_grew(scope, result)
+        if harvest:
+            await self.knowledge.harvest(scope, self, result)
+        else:
+            await self.knowledge.thread_grew(scope, result)
         return result
 
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:

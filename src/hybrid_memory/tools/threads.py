@@ -12,6 +12,9 @@ from hybrid_memory.tools._sampling import ThreadWrite
 from hybrid_memory.tools.budget import DEFAULT_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
 
+HARVEST_META = "hybrid-memory/harvest"
+"""``_meta`` key of a remember_thread call that captures a coding session (see integrations/capture.py)."""
+
 
 async def remember_thread(
     thread_id: Annotated[str, Field(description="reuse it to add to the thread")],
@@ -29,7 +32,11 @@ async def remember_thread(
     Other roles, tool calls and thinking are skipped and counted; secrets are redacted.
     """
     # The arguments above reach the service as write.command, a ThreadDraft the SDK builds from them.
-    return await app(ctx).service.remember_thread(scope, write.command, summarizer=write.summarizer)
+    # A capture (the plugin's hooks, import-transcript) says so in _meta, out of the model's sight.
+    meta = ctx.request_context.meta or {}
+    return await app(ctx).service.remember_thread(
+        scope, write.command, summarizer=write.summarizer, harvest=meta.get(HARVEST_META) is True
+    )
 
 
 async def list_threads(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
@@ -26,10 +27,15 @@ from hybrid_memory.models.knowledge import (
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service._pages import every
-from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
+from hybrid_memory.service.knowledge import digest, distill, feedback, graphmap, thread_summary
+from hybrid_memory.service.knowledge.cues import Said, cues
 from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
+from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter
+from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import LifecycleSettings
+
+logger = logging.getLogger(__name__)
 
 PAGE = 256
 MAX_GRAPH_NOTES = 5_000
@@ -41,6 +47,7 @@ class Knowledge:
         self._settings = settings
         self._stores = stores
         self._curator = Curator(vectors=stores.vectors, graph=stores.graph)
+        self._harvester = Harvester(vectors=stores.vectors, graph=stores.graph)
 
     async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
         stores = self._stores
@@ -61,11 +68,13 @@ class Knowledge:
             )
         return messages
 
-    async def summarize_thread(self, scope: Scope, thread_id: str) -> ThreadSummaryResult:
-        """Write (or rewrite) the thread's summary memory; unchanged text writes nothing."""
+    async def summarize_thread(
+        self, scope: Scope, thread_id: str, *, text: str | None = None
+    ) -> ThreadSummaryResult:
+        """Write or rewrite the thread's summary memory (``text``, else extracted); unchanged, nothing."""
         thread_id = _validate.identifier(thread_id, "thread_id")
         messages = await self._thread(scope, thread_id)
-        text = thread_summary.extract(messages, thread_id)
+        text = text or thread_summary.extract(messages, thread_id)
         memory_id = thread_summary.summary_id(scope, thread_id)
         old = await self._stores.vectors.get(scope, [memory_id])
         changed = not old or old[0].text != text
@@ -95,6 +104,41 @@ class Knowledge:
         flt = MemoryFilter(scope=scope, thread_id=remembered.thread_id, kinds=[MemoryKind.MESSAGE])
         if await self._stores.vectors.count(flt) >= least:
             await self.summarize_thread(scope, remembered.thread_id)
+
+    async def harvest(self, scope: Scope, writer: HarvestWriter, remembered: RememberResult) -> Harvest:
+        """After a captured remember_thread: its turns' notes, entities, links; the session's digest."""
+        turns = thread_summary.in_order(await self.memories(scope, remembered.memory_ids))
+        done = await self._harvester.run(scope, writer, remembered.thread_id, turns)
+        session = await self.thread_messages(scope, remembered.thread_id)
+        said = [Said(m.id, m.role or "", m.text) for m in session]
+        text = await self._model_digest(session) or digest.digest(said, cues(said))
+        if text:
+            await self.summarize_thread(scope, remembered.thread_id, text=text)
+        return done
+
+    async def _model_digest(self, session: Sequence[Memory]) -> str | None:
+        """The configured model's digest (HYBRID_MEMORY_SUMMARY_MODEL); None without one or when it fails."""
+        if self._settings.summary_model is None:
+            return None
+        question = distill.DistillRequest(
+            system=digest.MODEL_SYSTEM, user=distill.transcript(session), max_tokens=400
+        )
+        try:
+            answer = await distill.ask_model(self._settings, question)
+        except Exception:  # the deterministic digest always works
+            logger.warning(
+                "the digest model failed; the session's digest is written without it", exc_info=True
+            )
+            return None
+        text = digest.model_answer(answer)
+        return None if text is None else redact(text).text
+
+    async def memories(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+        """The memories among ``ids``, a page at a time."""
+        found: list[Memory] = []
+        for start in range(0, len(ids), PAGE):
+            found.extend(await self._stores.vectors.get(scope, ids[start : start + PAGE]))
+        return found
 
     # --- the graph ----------------------------------------------------------------------
 
@@ -127,11 +171,7 @@ class Knowledge:
 
     async def texts(self, scope: Scope, ids: Sequence[str]) -> dict[str, str]:
         """The text of each memory among ``ids`` (a note's cited messages)."""
-        found: dict[str, str] = {}
-        for start in range(0, len(ids), PAGE):
-            page = await self._stores.vectors.get(scope, ids[start : start + PAGE])
-            found.update((m.id, m.text) for m in page)
-        return found
+        return {m.id: m.text for m in await self.memories(scope, ids)}
 
     async def map(self, scope: Scope, *, limit: int, max_tokens: int) -> GraphMap:
         notes, links = await self.graph(scope)

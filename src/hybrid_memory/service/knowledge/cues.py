@@ -1,0 +1,263 @@
+"""What a later session must know, read from what was said: rules, decisions, preferences, stated facts.
+
+No model: each sentence of a user turn is matched against cues at its start ("never …",
+"always …", "we use …", "we moved … from X to Y", "tests run with …", "I prefer …", "our
+service uses …"), in English and a few cheap cues in Portuguese, Spanish, French and
+German. An assistant turn counts only where it restates a decision ("Decision: …",
+"Noted: …"). Precise rather than greedy, because a wrong note is shown in every later
+session: questions, hypotheticals ("if we …", "maybe …"), hedges ("I think …"), one-off
+requests ("don't change it for now"), quoted or pasted text and code are left alone.
+
+Rules and conventions are typed ``decision`` and tagged ``rule`` (NoteType stays closed);
+every note drawn from a conversation is tagged ``captured`` and with its kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hybrid_memory.models import NoteType
+from hybrid_memory.service.knowledge._text import SENTENCE_END, content_words
+
+CAPTURED = "captured"
+"""The tag of every note and entity drawn from a conversation."""
+KINDS = {"rule": NoteType.DECISION, "decision": NoteType.DECISION}
+MAX_MESSAGE_CHARS = 3_000
+"""A longer user turn is most likely pasted text (a log, a document): its sentences are not the user's."""
+MAX_SENTENCE_CHARS = 300
+MIN_WORDS, MAX_WORDS = 3, 45
+
+
+@dataclass(frozen=True)
+class Said:
+    """One remembered turn: its memory id, role and text."""
+
+    id: str
+    role: str
+    text: str
+
+
+@dataclass
+class Cue:
+    """A note to write: its kind (rule, decision, preference, fact), text and the turns it came from."""
+
+    kind: str
+    content: str
+    sources: list[str] = field(default_factory=list)
+    replaces: str | None = None
+    """The old value a change names ("we moved billing from Postgres 16 to …": Postgres 16)."""
+
+    @property
+    def type(self) -> NoteType:
+        return KINDS[self.kind] if self.kind in KINDS else NoteType(self.kind)
+
+    @property
+    def tags(self) -> list[str]:
+        return [CAPTURED, self.kind]
+
+
+_FILLER = re.compile(
+    r"^(?:ok(?:ay)?|so|also|and|but|btw|fyi|just|oh|alright|right|great|cool|perfect|yes|yeah|"
+    r"please|por favor|bitte|s'il te plaît|note|remember|important|reminder|heads up|"
+    r"ah|e|y|et|und|então|entonces|alors|também|también|aussi|auch)\b[,:!.]?\s+",
+    re.IGNORECASE,
+)
+_ASSISTANT_RESTATES = re.compile(
+    r"^(?:decision|decided|agreed|rule|convention|noted|understood|got it)"
+    r"\s*[:\u2014\u2013-]\s*(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_NOT_STATED = re.compile(
+    r"\?|^(?:do|does|did|is|are|was|were|can|could|would|should) (?:we|you|i|they|it|he|she|there)\b"
+    r"|^(?:if|what if|suppose|imagine|maybe|perhaps|how|why|what|which|when|whether|unless|in case|"
+    r"wondering|i wonder|not sure|se|si|wenn|ob|falls|"
+    r"talvez|quizás|peut-être|vielleicht)\b"
+    r"|\b(?:never ?mind|used to|was going to|were going to|i think|i guess|i believe|probably|might|"
+    r"not sure|don't know|do not know|wonder|for now|right now|yet|this time|at the moment|"
+    r"for this (?:task|file|pr|change)|por enquanto|por ahora|pour l'instant|vorerst|erstmal)\b",
+    re.IGNORECASE,
+)
+"""Questions, hypotheticals, hedges, one-off and past-tense habits: not a durable statement."""
+_ONE_OFF_VERBS = (
+    "worry|bother|know|think|understand|see|get|care|mind|forget|touch it|do that|do this|change it|"
+    "the|a|an|this|that|it|so|same|been|had|happened|ever|again|sure|mention|said|say|tell"
+)
+_RULE = re.compile(
+    rf"^(?:never|always|don't|do not|dont|avoid)\s+(?!(?:{_ONE_OFF_VERBS})\b)\w+"
+    r"|^(?:you|we) (?:must|should|need to|have to) (?:always|never)\b"
+    r"|^(?:you|we) (?:always|never) \w+|^you (?:must not|mustn't) \w+"
+    r"|^(?:make sure|ensure) (?:to |that |you |we )?(?:always|never)\b"
+    r"|^(?:from now on|going forward|henceforth|as a rule)\b"
+    r"|^(?!(?:it|that|this|there|which|he|she|they|we|you|i)\b)"
+    r"[\w./`-]+(?: [\w./`-]+){0,4} must(?: not|n't)? \w+"
+    r"|^(?:the |our |all )?(?:unit |integration |e2e |end-to-end )?tests? (?:are |is )?"
+    r"(?:run|ran|runs|executed|launched) (?:with|via|using|through|by)\b"
+    r"|^(?:to )?run (?:the )?tests? (?:with|via|using)\b"
+    r"|^we (?:build|deploy|lint|format|release|ship|test|package|type-?check) "
+    r"(?:\S+ ){0,3}(?:with|via|using)\b"
+    r"|^use \S+(?: \S+){0,3} (?:for|instead of|rather than|over)\b"
+    # pt / es
+    r"|^(?:nunca|sempre|siempre|jamais|jamás)\s+\w+"
+    r"|^não (?:faça|faz|use|usa|commite|rode|mexa|altere|suba|envie|dê)\b"
+    r"|^no (?:hagas|uses|subas|toques|cambies|hagan|usen)\b"
+    r"|^(?:os testes|as testes) (?:rodam|são executados|correm) com\b"
+    r"|^las pruebas (?:se ejecutan|corren) con\b"
+    # fr
+    r"|^(?:ne jamais|il faut toujours|il ne faut jamais|toujours)\b"
+    r"|^n'\w+ jamais\b|^ne \w+ jamais\b"
+    r"|^les tests (?:se lancent|tournent) (?:avec|via)\b"
+    # de
+    r"|^(?:niemals|immer)\s+\w+"
+    r"|^(?:die )?tests (?:laufen|werden) mit\b",
+    re.IGNORECASE,
+)
+_CHANGE = re.compile(
+    r"^we(?:'ve| have|'re| are)? (?:now )?(?:moved|moving|switched|switching|migrated|migrating|changed|"
+    r"replaced|upgraded|upgrading)\b"
+    r"|^(?:nós )?(?:migramos|mudamos|trocamos)\b|^(?:nosotros )?(?:migramos|cambiamos)\b"
+    r"|^(?:on a|nous avons) (?:migré|changé|remplacé)\b|^on (?:passe|est passé)\b"
+    r"|^wir (?:sind|haben|migrieren|wechseln)\b.*\b(?:umgestiegen|migriert|gewechselt|wechseln|migrieren)\b",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"^we(?:'re| are| will|'ll)? (?:use|using|standardi[sz]e on|stick with|sticking with|go with|going with|"
+    r"chose|picked|settled on|decided|agreed|target|store|deploy (?:to|on)|run on|host on)\b"
+    r"|^(?:let's|lets|let us) (?:go with|stick with|standardi[sz]e on|adopt|switch to|move to|migrate to)\b"
+    r"|^(?:let's|lets|let us) (?:use|keep) .+ (?:for|as|instead of)\b"
+    r"|^(?:let's|lets|let us|we'll|we will) (?:set|make|keep) .+ (?:to|at) .*\d"
+    r"|^(?:the )?decision(?: is)?\s*:|^decided\s*:|^it's decided\b"
+    r"|^(?:the )?[\w -]{2,30}?(?:ttl|timeout|limit|port|version|retention|expiry|lifetime|budget) "
+    r"(?:is|should be|must be|will be|stays) .*\d"
+    # pt / es / fr / de
+    r"|^(?:nós )?(?:usamos|utilizamos|vamos usar|decidimos|escolhemos)\b"
+    r"|^(?:nosotros )?(?:usamos|utilizamos|vamos a usar|elegimos)\b"
+    r"|^(?:on utilise|nous utilisons|on a décidé|nous avons décidé|on part sur)\b"
+    r"|^wir (?:nutzen|verwenden|benutzen|nehmen|setzen auf|haben (?:uns )?(?:für|entschieden))\b",
+    re.IGNORECASE,
+)
+_PREFERENCE = re.compile(
+    r"^i (?:really |strongly |much |generally |usually )?(?:prefer|favou?r|like to|like it when|"
+    r"hate it when|dislike|can't stand|'d rather|would rather|always|never) \w+"
+    r"|^my (?:preference|preferred [\w ]{1,20}) (?:is|are)\b"
+    r"|^(?:eu )?prefiro\b|^(?:yo )?prefiero\b|^je préfère\b|^ich (?:bevorzuge|mag lieber)\b",
+    re.IGNORECASE,
+)
+_ROLES = (
+    "developer|engineer|programmer|designer|architect|student|researcher|scientist|analyst|manager|lead|"
+    "maintainer|founder|cto|consultant|freelancer|administrator|admin|devops|sre|teacher|writer"
+)
+_FACT = re.compile(
+    rf"^(?:i'm|i am) (?:a|an|the) (?:[\w-]+ ){{0,3}}(?:{_ROLES})\b"
+    r"|^i work (?:at|for|with)\b|^my name is\b|^(?:i'm|i am) based in\b|^i live in\b"
+    r"|^my (?:team|company|role|job|timezone|time zone|stack|os|editor) (?:is|are|uses)\b"
+    r"|^(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|application|service|api|codebase|"
+    r"backend|frontend|stack|team|company|product|database|db|ci|cluster|monorepo|website|site) "
+    r"(?:uses|runs on|targets|depends on|is written in|is built (?:with|on)|is deployed (?:to|on)|"
+    r"lives in|is hosted (?:on|at|by)|talks to|is an? |supports|requires)",
+    re.IGNORECASE,
+)
+_CHANGE_FROM = (
+    re.compile(r"\bfrom (?P<old>[^,;]+?) (?:to|onto|over to)\b", re.IGNORECASE),
+    re.compile(r"\breplaced? (?P<old>[^,;]+?) (?:with|by)\b", re.IGNORECASE),
+    re.compile(r"\bde (?P<old>[^,;]+?) (?:para|a|à|vers)\b", re.IGNORECASE),
+    re.compile(r"\bvon (?P<old>[^,;]+?) (?:auf|zu|nach)\b", re.IGNORECASE),
+)
+_ARTICLE = re.compile(r"^(?:the|our|a|an|o|a|os|el|la|los|le|les|der|die|das)\s+", re.IGNORECASE)
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_NOT_PROSE = re.compile(r"^\s*(?:\(|>|\$ |#!|//|    |\t|[{}\[\]<])")
+_KEY = re.compile(r"[\W_]+")
+
+
+def key(text: str) -> str:
+    """What two statements of one note share: lower-cased words, punctuation and spacing dropped."""
+    return _KEY.sub(" ", text.lower()).strip()
+
+
+def _lines(text: str) -> list[str]:
+    """The prose lines of a turn: code blocks, quotes, activity lines and code-looking lines dropped."""
+    kept: list[str] = []
+    for line in _FENCE.sub("\n", text).splitlines():
+        if not line.strip() or _NOT_PROSE.match(line):
+            continue
+        kept.append(_LIST_MARK.sub("", line).strip())
+    return kept
+
+
+def _strip_filler(sentence: str) -> str:
+    before = None
+    while before != sentence:
+        before = sentence
+        sentence = _FILLER.sub("", sentence, count=1).strip()
+    return sentence
+
+
+def _kind(sentence: str) -> str | None:
+    if _NOT_STATED.search(sentence):
+        return None
+    if _CHANGE.search(sentence) or _DECISION.search(sentence):
+        return "decision"
+    if _PREFERENCE.search(sentence):
+        return "preference"
+    if _RULE.search(sentence):
+        return "rule"
+    if _FACT.search(sentence):
+        return "fact"
+    return None
+
+
+def _replaced(sentence: str) -> str | None:
+    if not _CHANGE.search(sentence):
+        return None
+    for pattern in _CHANGE_FROM:
+        found = pattern.search(sentence)
+        if found:
+            old = _ARTICLE.sub("", found.group("old").strip(" `'\""))
+            if len(old) >= 2 and len(old.split()) <= 5:
+                return old
+    return None
+
+
+def _tidy(sentence: str) -> str:
+    sentence = sentence.strip().rstrip(",;:")
+    sentence = sentence[:1].upper() + sentence[1:]
+    return sentence if sentence.endswith((".", "!", "…")) else sentence + "."
+
+
+def _statement(sentence: str, role: str) -> str | None:
+    """The sentence as a statement worth a note, or None."""
+    sentence = _strip_filler(sentence.strip())
+    if role == "assistant":
+        restated = _ASSISTANT_RESTATES.match(sentence)
+        if restated is None:
+            return None
+        sentence = _strip_filler(restated.group("rest"))
+    words = sentence.split()
+    if not MIN_WORDS <= len(words) <= MAX_WORDS or len(sentence) > MAX_SENTENCE_CHARS:
+        return None
+    if sentence[:1] in "\"'“«" or len(content_words(sentence)) < 2:
+        return None
+    return sentence
+
+
+def cues(said: Sequence[Said]) -> list[Cue]:
+    """The notes stated in ``said`` (turns in order); one cue per distinct statement, with all its sources."""
+    found: dict[str, Cue] = {}
+    for turn in said:
+        if turn.role not in ("user", "assistant") or (
+            turn.role == "user" and len(turn.text) > MAX_MESSAGE_CHARS
+        ):
+            continue
+        for line in _lines(turn.text):
+            for raw in SENTENCE_END.split(line):
+                sentence = _statement(raw, turn.role)
+                kind = None if sentence is None else _kind(sentence)
+                if sentence is None or kind is None:
+                    continue
+                content = _tidy(sentence)
+                cue = found.setdefault(key(content), Cue(kind, content, replaces=_replaced(sentence)))
+                if turn.id not in cue.sources:
+                    cue.sources.append(turn.id)
+    return list(found.values())

@@ -1,0 +1,180 @@
+"""Sessions fill the SQLite graph: notes reinforced when said again, replaced when changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore
+from hybrid_memory.backends.sqlite_graph import SqliteGraphStore
+from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, Note, NoteFilter, Scope, Walk
+from hybrid_memory.service import MemoryService
+from hybrid_memory.service.commands import ThreadDraft
+from hybrid_memory.service.knowledge import thread_summary
+from hybrid_memory.service.threads import memory_id
+from hybrid_memory.settings import LifecycleSettings, Settings
+from tests.fakes import FakeEmbedder
+from tests.local_http import JsonHandler, LocalApiServer, serving
+
+SCOPE = Scope(project="ledger")
+STORY = "We use Postgres 16 for billing, not MySQL. Tests run with `make test`. Never push to main directly."
+
+
+async def _service(tmp_path: Path, lifecycle: LifecycleSettings | None = None) -> MemoryService:
+    embedder = FakeEmbedder()
+    vectors, graph = InMemoryVectorStore(), SqliteGraphStore(tmp_path / "graph.db")
+    await vectors.open(dimension=embedder.dimension, model=embedder.model_name)
+    await graph.open()
+    settings = Settings(data_dir=tmp_path, project=SCOPE.project, lifecycle=lifecycle or LifecycleSettings())
+    return MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
+
+
+async def _say(service: MemoryService, thread: str, *turns: tuple[str, str]) -> None:
+    messages = [
+        MessageIn(role=role, content=text, id=f"{thread}-{i}") for i, (role, text) in enumerate(turns)
+    ]
+    await service.remember_thread(SCOPE, ThreadDraft(thread_id=thread, messages=messages), harvest=True)
+
+
+async def _notes(service: MemoryService, *, live: bool = True) -> list[Note]:
+    from hybrid_memory.models import utcnow
+
+    flt = NoteFilter(scope=SCOPE, valid_at=utcnow() if live else None)
+    return await service.stores.graph.list_notes(flt, 500)
+
+
+def _captured(notes: list[Note]) -> dict[str, Note]:
+    return {
+        n.content: n
+        for n in notes
+        if "captured" in n.tags and not any(t.startswith("entity:") for t in n.tags)
+    }
+
+
+async def test_a_rule_stated_again_reinforces_its_note_and_a_change_supersedes_it(tmp_path: Path) -> None:
+    service = await _service(tmp_path)
+    await _say(
+        service,
+        "s1",
+        ("user", STORY),
+        ("assistant", "Understood."),
+    )
+    first = _captured(await _notes(service))
+    assert set(first) == {
+        "We use Postgres 16 for billing, not MySQL.",
+        "Tests run with `make test`.",
+        "Never push to main directly.",
+    }
+    rule = first["Never push to main directly."]
+    assert rule.type.value == "decision"
+    assert {"captured", "rule", "src:" + _memory_id("s1-0")} <= set(rule.tags)
+
+    await _say(service, "s2", ("user", "Remember: never push to main directly."))
+    again = _captured(await _notes(service))
+    assert set(again) == set(first)  # no copy
+    reinforced = again["Never push to main directly."]
+    assert (reinforced.importance or 0) > (rule.importance or 1)
+    assert "src:" + _memory_id("s2-0") in reinforced.tags
+
+    await _say(service, "s3", ("user", "We moved billing from Postgres 16 to CockroachDB."))
+    live = _captured(await _notes(service))
+    assert "We use Postgres 16 for billing, not MySQL." not in live
+    assert "We moved billing from Postgres 16 to CockroachDB." in live
+    old = _captured(await _notes(service, live=False))["We use Postgres 16 for billing, not MySQL."]
+    assert old.valid_to is not None
+    hood = await service.linked_notes(SCOPE, Walk(note_id=old.id))
+    assert hood.notes[0].superseded_by == live["We moved billing from Postgres 16 to CockroachDB."].id
+
+    # Read again (a lost offset file): nothing new, nothing reinforced twice.
+    before = {n.id: (n.tags, n.importance) for n in await _notes(service, live=False)}
+    links = await service.stores.graph.list_links(SCOPE, 500)
+    await _say(
+        service,
+        "s1",
+        ("user", STORY),
+        ("assistant", "Understood."),
+    )
+    assert {n.id: (n.tags, n.importance) for n in await _notes(service, live=False)} == before
+    assert len(await service.stores.graph.list_links(SCOPE, 500)) == len(links)
+
+
+async def test_entities_link_the_files_a_session_touched_to_its_session_and_its_digest_is_its_summary(
+    tmp_path: Path,
+) -> None:
+    service = await _service(tmp_path)
+    await _say(
+        service,
+        "s1",
+        ("user", "Fix the login bug in src/auth.py. Never log tokens."),
+        ("assistant", "(read src/auth.py)"),
+        ("assistant", "(edited src/auth.py)"),
+        ("assistant", "(tests failed: pytest -q tests/test_auth.py)"),
+        ("assistant", "The fix is in; one test still fails, left for later."),
+    )
+    notes = await _notes(service)
+    by_content = {n.content: n for n in notes}
+    auth = by_content["File src/auth.py"]
+    assert {"captured", "entity:file"} <= set(auth.tags)
+    hood = await service.linked_notes(SCOPE, Walk(note_id=auth.id, depth=1))
+    assert [n.content for n in hood.notes[1:]] == [
+        "Session s1: Fix the login bug in src/auth.py. Never log tokens."
+    ]
+    assert "Command pytest" in by_content
+    summary = await service.stores.vectors.get(SCOPE, [thread_summary.summary_id(SCOPE, "s1")])
+    assert summary[0].kind is MemoryKind.SUMMARY
+    assert summary[0].text == (
+        "Asked: Fix the login bug in src/auth.py. Never log tokens.\n"
+        "Changed: edited src/auth.py; ran pytest (failed)\n"
+        "Decided: Never log tokens.\n"
+        "Open: tests failing: pytest -q tests/test_auth.py; "
+        "The fix is in; one test still fails, left for later."
+    )
+    assert await service.stores.vectors.count(MemoryFilter(scope=SCOPE, kinds=[MemoryKind.SUMMARY])) == 1
+
+
+def _memory_id(message_id: str) -> str:
+    return memory_id(SCOPE, message_id.split("-")[0], message_id, 0)
+
+
+MODEL_DIGEST = "Sure, here it is.\nAsked: a login fix\nChanged: edited src/auth.py\nOpen: one failing test"
+
+
+class ChatHandler(JsonHandler):
+    server: LocalApiServer
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": MODEL_DIGEST},
+            "finish_reason": "stop",
+        }
+        answer = {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [choice],
+        }
+        self._reply(200 if body["model"] == "digester" else 500, answer)
+
+
+async def test_a_configured_model_writes_the_digest_and_a_failing_one_leaves_the_deterministic_digest(
+    tmp_path: Path,
+) -> None:
+    turns = (("user", "Fix the login bug in src/auth.py."), ("assistant", "(edited src/auth.py)"))
+    with serving(LocalApiServer(ChatHandler)) as api:
+        for model, expected in (
+            ("digester", "Asked: a login fix\nChanged: edited src/auth.py\nOpen: one failing test"),
+            ("broken", "Asked: Fix the login bug in src/auth.py.\nChanged: edited src/auth.py"),
+        ):
+            lifecycle = LifecycleSettings(
+                summary_model=model, summary_base_url=api.base_url, summary_timeout_s=10
+            )
+            service = await _service(tmp_path / model, lifecycle)
+            await _say(service, "s1", *turns)
+            [summary] = await service.stores.vectors.get(SCOPE, [thread_summary.summary_id(SCOPE, "s1")])
+            assert summary.text == expected
+    assert [r["model"] for r in api.requests] == ["digester", "broken"]
+    assert "[memory:" in api.requests[0]["messages"][1]["content"]

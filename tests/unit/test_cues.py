@@ -1,0 +1,159 @@
+"""Notes read from what was said: rules, decisions, preferences and facts, and what is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybrid_memory.service.knowledge.cues import Said, cues
+from hybrid_memory.service.knowledge.digest import digest
+from hybrid_memory.service.knowledge.entities import Entity, command_name, mentioned
+
+
+def _found(text: str, role: str = "user") -> list[tuple[str, str]]:
+    return [(c.kind, c.content) for c in cues([Said("m1", role, text)])]
+
+
+def test_rules_decisions_and_conventions_of_one_turn_are_three_notes() -> None:
+    said = (
+        "We use Postgres 16 for billing, not MySQL. Tests run with `make test`. Never push to main directly"
+    )
+    assert _found(said) == [
+        ("decision", "We use Postgres 16 for billing, not MySQL."),
+        ("rule", "Tests run with `make test`."),
+        ("rule", "Never push to main directly."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "content"),
+    [
+        ("Let's set the token TTL to 15 minutes.", "decision", "Let's set the token TTL to 15 minutes."),
+        ("ok so from now on we squash merges", "rule", "From now on we squash merges."),
+        (
+            "I prefer small commits with clear messages.",
+            "preference",
+            "I prefer small commits with clear messages.",
+        ),
+        ("Commits must be signed.", "rule", "Commits must be signed."),
+        ("Do not commit generated files.", "rule", "Do not commit generated files."),
+        ("Our API service is deployed to Fly.io.", "fact", "Our API service is deployed to Fly.io."),
+        ("I'm a backend engineer at Acme.", "fact", "I'm a backend engineer at Acme."),
+        (
+            "- always run `ruff format` before committing",
+            "rule",
+            "Always run `ruff format` before committing.",
+        ),
+    ],
+)
+def test_a_stated_rule_decision_preference_or_fact_is_a_note(said: str, kind: str, content: str) -> None:
+    assert _found(said) == [(kind, content)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Should we use Redis for the cache?",
+        "If we used Kafka we would never lose events.",
+        "Maybe we use SQLite for the tests.",
+        "Never mind, I'll do it myself.",
+        "I don't think we use Redis anymore.",
+        "I think we always deploy on Fridays.",
+        "Don't change the tests for now.",
+        "Don't worry about the linter.",
+        "Always the same error, ugh.",
+        "It must be the cache.",
+        "We used to use MySQL.",
+        "```\n# always run this first\nnever_call()\n```",
+        "> Never push to main\nsays the old README",
+        '"Never push to main" is what the docs say',
+        "(edited src/never.py)",
+    ],
+)
+def test_questions_hypotheticals_hedges_one_offs_quotes_and_code_are_no_notes(said: str) -> None:
+    assert _found(said) == []
+
+
+def test_an_assistant_turn_counts_only_where_it_restates_a_decision() -> None:
+    assert _found("Always run the migrations first; that is how Django works.", role="assistant") == []
+    assert _found("Noted — never push to main directly.", role="assistant") == [
+        ("rule", "Never push to main directly.")
+    ]
+
+
+def test_a_long_pasted_turn_is_not_the_users_words() -> None:
+    pasted = "Never use eval. " + "log line without any rule in it. " * 120
+    assert _found(pasted) == []
+
+
+def test_cues_in_portuguese_spanish_french_and_german_and_nothing_breaks_on_other_scripts() -> None:
+    assert _found("Nunca faça push direto na main. Usamos Postgres para o faturamento.") == [
+        ("rule", "Nunca faça push direto na main."),
+        ("decision", "Usamos Postgres para o faturamento."),
+    ]
+    assert _found("Siempre ejecuta las pruebas antes de hacer merge. Prefiero commits pequeños.") == [
+        ("rule", "Siempre ejecuta las pruebas antes de hacer merge."),
+        ("preference", "Prefiero commits pequeños."),
+    ]
+    assert _found("Ne jamais pousser sur main. On utilise Redis pour le cache.") == [
+        ("rule", "Ne jamais pousser sur main."),
+        ("decision", "On utilise Redis pour le cache."),
+    ]
+    assert _found("Wir nutzen Kafka für Events.") == [("decision", "Wir nutzen Kafka für Events.")]
+    assert _found("我们使用 Postgres。永远不要直接推送到 main。") == []
+    assert _found("pode fazer as alterações") == []
+
+
+def test_a_change_names_the_value_it_replaces() -> None:
+    [change] = cues([Said("m1", "user", "We moved billing from Postgres 16 to CockroachDB.")])
+    assert (change.kind, change.replaces) == ("decision", "Postgres 16")
+    [pt] = cues([Said("m1", "user", "Migramos o faturamento de Postgres 16 para CockroachDB.")])
+    assert pt.replaces == "Postgres 16"
+
+
+def test_one_statement_said_in_two_turns_is_one_cue_citing_both() -> None:
+    [cue] = cues(
+        [Said("a", "user", "Never push to main directly."), Said("b", "user", "never push to main directly")]
+    )
+    assert cue.sources == ["a", "b"]
+
+
+def test_entities_of_activity_lines_and_of_what_was_said() -> None:
+    activity = (
+        "(edited src/auth.py)\n(ran cd api && uv add httpx==0.27 → ok)\n"
+        "(ran git push origin main → failed: error: failed to push 3 refs)"
+    )
+    assert mentioned(activity, said_by_user=False) == [
+        Entity("file", "src/auth.py"),
+        Entity("command", "uv add"),
+        Entity("package", "httpx"),
+        Entity("command", "git push"),
+        Entity("error", "error: failed to push N refs"),
+    ]
+    said = "See https://github.com/acme/api/issues/12 and PROJ-481 (UTF-8 safe) in `auth.py`; on Postgres 16."
+    assert mentioned(said, said_by_user=True) == [
+        Entity("url", "https://github.com/acme/api/issues/12"),
+        Entity("ticket", "PROJ-481"),
+        Entity("file", "auth.py"),
+        Entity("service", "Postgres"),
+    ]
+    assert [command_name(c) for c in ("FOO=1 python -m pytest -q", "npm run build", "make test")] == [
+        "python -m pytest",
+        "npm run build",
+        "make test",
+    ]
+
+
+def test_the_digest_has_its_four_lines() -> None:
+    said = [
+        Said("1", "user", "Add rate limiting to the login endpoint. Never log tokens."),
+        Said("2", "assistant", "(edited src/auth.py)"),
+        Said("3", "assistant", "(tests passed: make test)"),
+        Said("4", "user", "thanks"),
+        Said("5", "assistant", "Done. Next step: wire the limiter into the admin API."),
+    ]
+    assert digest(said, cues(said)) == (
+        "Asked: Add rate limiting to the login endpoint. Never log tokens.\n"
+        "Changed: edited src/auth.py; ran make test (passed)\n"
+        "Decided: Never log tokens.\n"
+        "Open: Next step: wire the limiter into the admin API."
+    )
