@@ -75,8 +75,8 @@ def _story(repo: Path) -> list[Session]:
             repo,
             [
                 Turn(
-                    "Let's settle the auth tokens: access tokens expire after 15 minutes, refresh tokens "
-                    "after 30 days.",
+                    "The auth tokens live far too long. Access tokens expire after 15 minutes, refresh "
+                    "tokens after 30 days.",
                     "Checking.",
                     (Tool("Read", {"file_path": str(repo / "auth/tokens.py")}, "ACCESS_TTL = 3600"),),
                 ),

@@ -83,6 +83,8 @@ def test_an_injection_holds_no_filler_no_repeat_and_not_the_prompt_itself() -> N
         _hit("f1", "Done.", 0.5),
         _hit("f2", "Let me look.", 0.5),
         _hit("a3", "Run  make openapi  from the root", 0.69),
+        _hit("s1", "Asked: How do I regenerate the OpenAPI client?", 0.9),
+        _hit("s2", "Session s4-repeat: How do I regenerate the OpenAPI client?", 0.9),
     ]
     assert [h["id"] for h in worth_showing(hits, question)] == ["a1"]
 
@@ -129,9 +131,8 @@ def test_a_prompt_asking_two_things_is_recalled_as_two_questions() -> None:
 
 
 def test_a_note_is_injected_at_its_own_lower_bar() -> None:
-    hits = [
-        _hit("m", "a turn about the deploy", 0.2),
-        {**_hit("n", "Never push to main directly.", 0.2), "kind": "note"},
-    ]
+    note = {**_hit("n", "Never push to main directly.", 0.2), "kind": "note", "note_type": "decision"}
+    entity = {**_hit("e", "File push/main.py", 0.2), "kind": "note", "note_type": "concept"}
+    hits = [_hit("m", "a turn about the deploy", 0.2), note, entity]
     assert [h["id"] for h in strong_matches(hits, "can I push to main", 0.3, 0.1)] == ["n"]
     assert strong_matches(hits, "can I push to main", 0.3) == []

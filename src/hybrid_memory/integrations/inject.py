@@ -14,7 +14,7 @@ from typing import Any
 
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of, recent_sessions_file
 from hybrid_memory.integrations.host_client import HostClient, HostError
-from hybrid_memory.integrations.repeats import Distinct, is_filler
+from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
 
 _HIT_CHARS = 400
 """A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
@@ -44,6 +44,9 @@ _NOT_NAMES = frozenset(
         )
     ).split()
 )
+_LABEL_WORDS = 4
+"""A hit that is the prompt plus fewer words than this ("Asked: …") only repeats the question."""
+_STATED = ("decision", "preference", "fact")
 _CONTEXT_QUERY = "decisions, preferences, conventions and facts about this project"
 _DIGEST_QUERY = "what the session asked, changed, decided and left open"
 _CONTEXT_HEADER = "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more)."
@@ -120,8 +123,13 @@ def prompt_candidates(
     return list(found.values())
 
 
+def _stated(hit: dict[str, Any]) -> bool:
+    """A note stating a decision, rule, preference or fact (not an entity, a question or a concept)."""
+    return hit.get("kind") == "note" and hit.get("note_type") in _STATED
+
+
 def _clears(config: HookConfig, hit: dict[str, Any]) -> bool:
-    bar = config.min_note_match if hit.get("kind") == "note" else config.min_match
+    bar = config.min_note_match if _stated(hit) else config.min_match
     return float(hit.get("match", 0.0)) >= bar
 
 
@@ -148,7 +156,7 @@ def strong_matches(
     strong = []
     for hit in hits:
         match = float(hit.get("match", 0.0))
-        note_bar = min_note_match if min_note_match is not None and hit.get("kind") == "note" else None
+        note_bar = min_note_match if min_note_match is not None and _stated(hit) else None
         if match < (min_match if note_bar is None else note_bar):
             continue
         if named and match < VERY_STRONG_MATCH:
@@ -176,10 +184,19 @@ def prompt_context(
 
 
 def worth_showing(hits: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
-    """``hits`` without filler, without the prompt itself (asked before: its answer is what helps)
-    and without a text already shown above it."""
+    """``hits`` without filler, without the prompt itself (asked before: its answer is what helps,
+    not the question under a label such as "Asked:") and without a text already shown above it."""
     distinct = Distinct(prompt)
-    return [h for h in hits if not is_filler(str(h.get("text", ""))) and distinct.new(str(h.get("text", "")))]
+    asked = normalized(prompt)
+    shown = []
+    for hit in hits:
+        text = str(hit.get("text", ""))
+        flat = normalized(text)
+        if is_filler(text) or (asked and len(flat.replace(asked, " ").split()) < _LABEL_WORDS):
+            continue
+        if distinct.new(text):
+            shown.append(hit)
+    return shown
 
 
 def _last_session(config: HookConfig, cwd: Path, session_id: str) -> dict[str, Any] | None:

@@ -130,6 +130,8 @@ _DECISION = re.compile(
     r"|^(?:the )?decision(?: is)?\s*:|^decided\s*:|^it's decided\b"
     r"|^(?:the )?[\w -]{2,30}?(?:ttl|timeout|limit|port|version|retention|expiry|lifetime|budget) "
     r"(?:is|should be|must be|will be|stays) .*\d"
+    r"|^(?:the |our |all )?[\w -]{2,30}? (?:expire|expires|time out|times out|rotate|rotates|renew|renews) "
+    r"(?:after|every|in|at) .*\d"
     # pt / es / fr / de
     r"|^(?:nós )?(?:usamos|utilizamos|vamos usar|decidimos|escolhemos)\b"
     r"|^(?:nosotros )?(?:usamos|utilizamos|vamos a usar|elegimos)\b"
