@@ -115,7 +115,7 @@ def main() -> None:
         root, data_dir = Path(tmp), Path(tmp) / "data"
         try:
             for story in stories(root / "projects"):
-                project = root / "projects" / story.name.split()[0]
+                project = root / "projects" / story.slug
                 rows.append(run_story(story, project, data_dir, root / "transcripts"))
         finally:
             stop_hosts(data_dir)

@@ -18,6 +18,8 @@ from tests.e2e.stories import Tool, Turn
 @dataclass(frozen=True)
 class Story:
     name: str
+    slug: str
+    """The project's directory name."""
     sessions: list[list[Turn]]
     must_know: list[tuple[str, ...]]
     replaced: list[tuple[str, str]]
@@ -39,6 +41,7 @@ def _read(root: Path, path: str) -> Tool:
 def mobile(root: Path) -> Story:
     return Story(
         "mobile app (Expo)",
+        root.name,
         [
             [
                 Turn(
@@ -84,6 +87,7 @@ def mobile(root: Path) -> Story:
 def pipeline(root: Path) -> Story:
     return Story(
         "data pipeline (dbt, Airflow)",
+        root.name,
         [
             [
                 Turn(
@@ -127,6 +131,7 @@ def pipeline(root: Path) -> Story:
 def cli(root: Path) -> Story:
     return Story(
         "command-line tool (Rust)",
+        root.name,
         [
             [
                 Turn(

@@ -7,6 +7,7 @@ from typing import Any
 
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens
 from hybrid_memory.integrations.inject import (
+    _digest_lines,
     _sections,
     anchors,
     cited,
@@ -15,7 +16,7 @@ from hybrid_memory.integrations.inject import (
     strong_matches,
     worth_showing,
 )
-from hybrid_memory.integrations.repeats import is_filler, normalized
+from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
 
 CONFIG = HookConfig(
     data_dir=Path("/nowhere"),
@@ -136,3 +137,21 @@ def test_a_note_is_injected_at_its_own_lower_bar() -> None:
     hits = [_hit("m", "a turn about the deploy", 0.2), note, entity]
     assert [h["id"] for h in strong_matches(hits, "can I push to main", 0.3, 0.1)] == ["n"]
     assert strong_matches(hits, "can I push to main", 0.3) == []
+
+
+def test_the_digest_leaves_out_what_the_notes_above_it_say() -> None:
+    class Host:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            text = (
+                "Asked: We switch to Zustand. | Add the settings screen\n"
+                "Changed: edited app/store.ts; ran pnpm test (ok)\n"
+                "Decided: We switch to Zustand.; Always use pnpm, never npm."
+            )
+            return {"results": [{"id": "d", "text": text, "created_at": "2026-11-05T10:00:00Z"}]}
+
+    distinct = Distinct("We switch to Zustand.", "Always use pnpm, never npm.")
+    lines = _digest_lines(Host(), {"session_id": "s4", "last_at": "2026-11-05T10:00:00Z"}, distinct)  # type: ignore[arg-type]
+    assert lines == [
+        "- [memory:d] (2026-11-05) Asked: Add the settings screen",
+        "- [memory:d] Changed: edited app/store.ts; ran pnpm test (ok)",
+    ]

@@ -47,6 +47,9 @@ _NOT_NAMES = frozenset(
 _LABEL_WORDS = 4
 """A hit that is the prompt plus fewer words than this ("Asked: …") only repeats the question."""
 _STATED = ("decision", "preference", "fact")
+_DIGEST_LABEL = re.compile(r"^[A-Z][a-z]+: ")
+_DIGEST_PARTS = re.compile(r";\s+|\s+\|\s+")
+"""Where a digest line joins its items: "a; b" (decisions, changes), "a | b" (requests)."""
 _CONTEXT_QUERY = "decisions, preferences, conventions and facts about this project"
 _DIGEST_QUERY = "what the session asked, changed, decided and left open"
 _CONTEXT_HEADER = "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more)."
@@ -208,9 +211,9 @@ def _last_session(config: HookConfig, cwd: Path, session_id: str) -> dict[str, A
     return others[-1] if others else None
 
 
-def _digest_lines(host: HostClient, session: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The last session's digest (its summary memory), a cited line each of what it asked, changed,
-    decided and left open; the open ends first after what was asked."""
+def _digest_lines(host: HostClient, session: dict[str, Any] | None, distinct: Distinct) -> list[str]:
+    """The last session's digest (its summary memory), a cited line each of what it asked, left open,
+    changed and decided; what is shown above already (a decision that is a note) is left out."""
     if session is None:
         return []
     result = host.call_tool(
@@ -232,11 +235,15 @@ def _digest_lines(host: HostClient, session: dict[str, Any] | None) -> list[tupl
     rows = [" ".join(r.split()) for r in str(digest.get("text", "")).splitlines() if r.strip()]
     order = {"asked": 0, "open": 1, "changed": 2, "decided": 3}
     rows.sort(key=lambda r: order.get(r.split(":", 1)[0].lower(), 4))
-    lines: list[tuple[str, str]] = []
+    lines: list[str] = []
     for row in rows:
-        label = f"({date}) " if date and not lines else ""
-        line = f"- [memory:{digest['id']}] {label}{_one_line(row, _HIT_CHARS)}"
-        lines.append((line, row.split(": ", 1)[-1]))
+        label, _, body = row.partition(": ") if _DIGEST_LABEL.match(row) else ("", "", row)
+        parts = [p for p in _DIGEST_PARTS.split(body) if p.strip() and distinct.new(p)]
+        if not parts:
+            continue
+        dated = f"({date}) " if date and not lines else ""
+        text = f"{label}: {'; '.join(parts)}" if label else "; ".join(parts)
+        lines.append(f"- [memory:{digest['id']}] {dated}{_one_line(text, _HIT_CHARS)}")
     return lines
 
 
@@ -295,8 +302,7 @@ def session_context(config: HookConfig, host: HostClient, cwd: Path, session_id:
         context = {}
     distinct = Distinct()
     notes = [line for line, text in _note_lines(context) if distinct.new(text)]
-    last = _last_session(config, cwd, session_id)
-    digest = [line for line, text in _digest_lines(host, last) if distinct.new(text)]
+    digest = _digest_lines(host, _last_session(config, cwd, session_id), distinct)
     core = [line for line, text in _core_lines(context) if distinct.new(text)]
     body = budget - estimate_tokens(_CONTEXT_HEADER) - 2
     shown = _sections(
