@@ -11,6 +11,7 @@ from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, Note, Note
 from hybrid_memory.service import MemoryService
 from hybrid_memory.service.commands import ThreadDraft
 from hybrid_memory.service.knowledge import thread_summary
+from hybrid_memory.service.recall import RecallOptions
 from hybrid_memory.service.threads import memory_id
 from hybrid_memory.settings import LifecycleSettings, Settings
 from tests.fakes import FakeEmbedder
@@ -136,6 +137,10 @@ def _memory_id(message_id: str) -> str:
     return memory_id(SCOPE, message_id.split("-")[0], message_id, 0)
 
 
+LONG_ANSWER = " ".join(
+    f"Step {i}: the session cookie is checked, then the user record is loaded and compared."
+    for i in range(30)
+)
 MODEL_DIGEST = "Sure, here it is.\nAsked: a login fix\nChanged: edited src/auth.py\nOpen: one failing test"
 
 
@@ -178,3 +183,19 @@ async def test_a_configured_model_writes_the_digest_and_a_failing_one_leaves_the
             assert summary.text == expected
     assert [r["model"] for r in api.requests] == ["digester", "broken"]
     assert "[memory:" in api.requests[0]["messages"][1]["content"]
+
+
+async def test_recall_about_a_file_reaches_the_turns_of_every_session_that_touched_it(tmp_path: Path) -> None:
+    service = await _service(tmp_path)
+    # The first session's turn says a lot besides the file: its own match for the path is weak.
+    long_turn = LONG_ANSWER + "\n(read src/auth.py)"
+    await _say(service, "s1", ("user", "Why does login fail for new users?"), ("assistant", long_turn))
+    await _say(service, "s2", ("user", "Add rate limiting to login."), ("assistant", "(edited src/auth.py)"))
+    found = await service.recall(SCOPE, "src/auth.py", RecallOptions(limit=10))
+    assert found.results[0].text == "File src/auth.py"
+    [entity] = await service.stores.graph.get_notes(SCOPE, [found.results[0].id])
+    cited = [t.removeprefix("src:") for t in entity.tags if t.startswith("src:")]
+    assert len(cited) == 2  # a chunk of the long turn and the second session's turn
+    by_id = {hit.id: hit for hit in found.results}
+    assert set(cited) <= set(by_id)
+    assert any("neighbour" in by_id[turn].channels for turn in cited)  # reached through the file's node

@@ -40,6 +40,16 @@ def test_rules_decisions_and_conventions_of_one_turn_are_three_notes() -> None:
             "I prefer small commits with clear messages.",
         ),
         ("Commits must be signed.", "rule", "Commits must be signed."),
+        (
+            "We decided that releases ship on Tuesdays.",
+            "decision",
+            "We decided that releases ship on Tuesdays.",
+        ),
+        (
+            "Let's go with FastAPI for the new service.",
+            "decision",
+            "Let's go with FastAPI for the new service.",
+        ),
         ("Do not commit generated files.", "rule", "Do not commit generated files."),
         ("Our API service is deployed to Fly.io.", "fact", "Our API service is deployed to Fly.io."),
         ("I'm a backend engineer at Acme.", "fact", "I'm a backend engineer at Acme."),
@@ -72,6 +82,10 @@ def test_a_stated_rule_decision_preference_or_fact_is_a_note(said: str, kind: st
         "> Never push to main\nsays the old README",
         '"Never push to main" is what the docs say',
         "(edited src/never.py)",
+        "Let's go with option 2.",
+        "Ok, let's go with your plan.",
+        "We use it for everything.",
+        "This service is a mess.",
     ],
 )
 def test_questions_hypotheticals_hedges_one_offs_quotes_and_code_are_no_notes(said: str) -> None:

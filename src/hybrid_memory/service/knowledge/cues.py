@@ -121,11 +121,18 @@ _CHANGE = re.compile(
     r"|^wir (?:sind|haben|migrieren|wechseln)\b.*\b(?:umgestiegen|migriert|gewechselt|wechseln|migrieren)\b",
     re.IGNORECASE,
 )
+_VAGUE = (
+    r"(?!\s+(?:it|this|that|them|these|those|one|option|options|the (?:first|second|third|last|former|latter|"
+    r"other|same|wrong)|your|my|a lot|too|way|plan|approach|suggestion)\b)"
+)
+"""What makes "let's go with …" say nothing to a later session: "that", "option 2", "your plan"."""
 _DECISION = re.compile(
     r"^we(?:'re| are| will|'ll)? (?:use|using|standardi[sz]e on|stick with|sticking with|go with|going with|"
-    r"chose|picked|settled on|decided|agreed|target|store|deploy (?:to|on)|run on|host on)\b"
+    rf"chose|picked|settled on|target|store|deploy (?:to|on)|run on|host on)\b{_VAGUE}"
+    r"|^we(?:'ve| have)? (?:decided|agreed) (?:to|that|on)\b"
     r"|^(?:let's|lets|let us) (?:go with|stick with|standardi[sz]e on|adopt|switch to|move to|migrate to)\b"
-    r"|^(?:let's|lets|let us) (?:use|keep) .+ (?:for|as|instead of)\b"
+    + _VAGUE
+    + r"|^(?:let's|lets|let us) (?:use|keep) .+ (?:for|as|instead of)\b"
     r"|^(?:let's|lets|let us|we'll|we will) (?:set|make|keep) .+ (?:to|at) .*\d"
     r"|^(?:the )?decision(?: is)?\s*:|^decided\s*:|^it's decided\b"
     r"|^(?:the )?[\w -]{2,30}?(?:ttl|timeout|limit|port|version|retention|expiry|lifetime|budget) "
@@ -157,7 +164,7 @@ _FACT = re.compile(
     r"|^(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|application|service|api|codebase|"
     r"backend|frontend|stack|team|company|product|database|db|ci|cluster|monorepo|website|site) "
     r"(?:uses|runs on|targets|depends on|is written in|is built (?:with|on)|is deployed (?:to|on)|"
-    r"lives in|is hosted (?:on|at|by)|talks to|is an? |supports|requires)",
+    r"lives in|is hosted (?:on|at|by)|talks to|supports|requires)",
     re.IGNORECASE,
 )
 _CHANGE_FROM = (

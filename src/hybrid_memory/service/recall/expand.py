@@ -20,6 +20,9 @@ NEIGHBOUR_SEEDS = 3
 SEED_WINDOW = 10
 """Seeds are taken from this many best candidates."""
 NEIGHBOURS_PER_SEED = 10
+CITED_PER_NOTE = 4
+"""The newest turns a note cites (``src:`` tags) that inherit part of its relevance."""
+SOURCE_TAG = "src:"
 
 
 def note_seeds(state: RecallState) -> list[str]:
@@ -56,6 +59,48 @@ async def add_neighbours(state: RecallState, graph: GraphStore, config: RecallCo
     state.fused = ranking.expand_linked(state.fused, linked(found), share=config.neighbour.weight)
 
 
+def cited_ids(state: RecallState) -> dict[str, list[str]]:
+    """The turns each of the best note candidates cites: where a rule, a decision or a file was spoken of."""
+    cited: dict[str, list[str]] = {}
+    for seed in note_seeds(state):
+        note = state.notes.get(seed)
+        tags = note.tags if note is not None else state.memories[seed].tags
+        sources = [t[len(SOURCE_TAG) :] for t in tags if t.startswith(SOURCE_TAG)]
+        if sources:
+            cited[seed] = sources[-CITED_PER_NOTE:]
+    return cited
+
+
+async def add_cited(state: RecallState, vectors: VectorStore, config: RecallConfig) -> None:
+    """The turns the best notes cite inherit part of their relevance, as linked notes do.
+
+    A question about ``src/auth.py`` or a decision finds its note (or entity) first; the turns
+    that said it, in whichever session, come with it. Through the query's filter only.
+    """
+    share = config.neighbour.weight
+    await _inherit(state, vectors, config.timeout_s, cited_ids(state), SEED_WINDOW, share, "neighbour")
+
+
+async def _inherit(
+    state: RecallState,
+    vectors: VectorStore,
+    timeout_s: float,
+    parents: dict[str, list[str]],
+    top: int,
+    share: float,
+    channel: str,
+) -> None:
+    """Load the memories ``parents`` point to and let them inherit ``share`` of their parent's relevance."""
+    wanted = sorted({i for ids in parents.values() for i in ids} - state.memories.keys())
+    if wanted:
+        try:
+            await fetch(state, vectors, wanted, timeout_s)
+        except (BackendError, TimeoutError) as exc:
+            skip(state, channel, exc)
+    reachable = {k: [i for i in ids if i in state.memories] for k, ids in parents.items()}
+    state.fused = ranking.expand_adjacent(state.fused, reachable, top=top, share=share, channel=channel)
+
+
 def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
     """The turns before and after each of the ``top`` message candidates."""
     adjacent: dict[str, list[str]] = {}
@@ -69,17 +114,9 @@ def adjacent_ids(state: RecallState, top: int) -> dict[str, list[str]]:
 async def add_adjacent(state: RecallState, vectors: VectorStore, config: RecallConfig) -> None:
     """The turns before and after the top message hits inherit part of their relevance."""
     cfg = config.adjacent
-    if not cfg.enabled:
-        return
-    adjacent = adjacent_ids(state, cfg.top)
-    wanted = sorted({i for ids in adjacent.values() for i in ids} - state.memories.keys())
-    if wanted:
-        try:
-            await fetch(state, vectors, wanted, config.timeout_s)
-        except (BackendError, TimeoutError) as exc:
-            skip(state, "adjacent", exc)
-    reachable = {k: [i for i in ids if i in state.memories] for k, ids in adjacent.items()}
-    state.fused = ranking.expand_adjacent(state.fused, reachable, top=cfg.top, share=cfg.share)
+    if cfg.enabled:
+        adjacent = adjacent_ids(state, cfg.top)
+        await _inherit(state, vectors, config.timeout_s, adjacent, cfg.top, cfg.share, "adjacent")
 
 
 async def fetch(state: RecallState, vectors: VectorStore, ids: list[str], timeout_s: float) -> None:

@@ -43,6 +43,7 @@ class Recaller:
         state.fuse(s, config)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._stores.graph, config)
+            await expand.add_cited(s, self._stores.vectors, config)
         await expand.add_adjacent(s, self._stores.vectors, config)
         await expand.resolve(s, self._stores.vectors, self._stores.graph, config.timeout_s)
         state.rank(s, config)
