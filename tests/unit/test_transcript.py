@@ -230,9 +230,9 @@ def test_a_codex_session_file_gives_its_user_and_assistant_messages_and_its_sess
     assert (reading.session_id, reading.cwd) == ("019a-codex", "/home/ada/work/ledger")
 
 
-def test_capture_leaves_out_filler_and_what_the_project_already_said_under_another_id(tmp_path: Path) -> None:
-    config = HookConfig(
-        data_dir=tmp_path,
+def _shop(data_dir: Path) -> HookConfig:
+    return HookConfig(
+        data_dir=data_dir,
         project="shop",
         context_tokens=800,
         prompt_tokens=300,
@@ -240,6 +240,10 @@ def test_capture_leaves_out_filler_and_what_the_project_already_said_under_anoth
         timeout_s=1,
         detach=False,
     )
+
+
+def test_capture_leaves_out_filler_and_what_the_project_already_said_under_another_id(tmp_path: Path) -> None:
+    config = _shop(tmp_path)
     first = [
         Message("u1", "user", "How do I regenerate the OpenAPI client?", None),
         Message("a1", "assistant", "Checking.", None),
@@ -308,15 +312,7 @@ def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended()
 
 
 def test_a_rule_stated_again_is_captured_again_to_reinforce_its_note(tmp_path: Path) -> None:
-    config = HookConfig(
-        data_dir=tmp_path,
-        project="shop",
-        context_tokens=800,
-        prompt_tokens=300,
-        min_match=0.3,
-        timeout_s=1,
-        detach=False,
-    )
+    config = _shop(tmp_path)
     said = _Said(config, tmp_path)
     rule = "Never push to main directly."
     assert len(said.worth_storing([Message("u1", "user", rule, None)])) == 1
