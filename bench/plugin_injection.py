@@ -40,9 +40,9 @@ sys.path.insert(0, str(REPO))
 from tests.e2e.claude_code import stop_hosts  # noqa: E402
 
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo  # noqa: E402
+from hybrid_memory.host.client import connect  # noqa: E402
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens  # noqa: E402
 from hybrid_memory.integrations.hooks import run  # noqa: E402
-from hybrid_memory.integrations.host_client import connect  # noqa: E402
 from hybrid_memory.integrations.inject import prompt_candidates, render_prompt_context, strong_matches  # noqa: E402
 from hybrid_memory.models import Scope  # noqa: E402
 from hybrid_memory.service.threads import memory_id  # noqa: E402

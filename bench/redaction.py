@@ -13,7 +13,9 @@ Compares, in the same run, our redaction against the one at git revision ``--bas
   LongMemEval_S sample in ``shared/`` (user-assistant chats with code; every
   ``--lme-step``-th turn) and this repository's ``src/`` files cut into 4,000-character
   messages (a pasted file): how many are changed;
-- cost: median microseconds per message over each set (best of ``--repeat`` passes).
+- cost: median microseconds per message over each set (best of ``--repeat`` passes);
+- ``--uuids`` random version-4 UUIDs (seeded), alone: how many are changed (a UUID holds no
+  secret; its digit groups can pass a card number's Luhn check).
 
 Prints a table and the machine's load averages; ``--out`` also writes JSON.
 """
@@ -25,10 +27,12 @@ import gzip
 import importlib.util
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter_ns
@@ -136,6 +140,11 @@ def quality(redactor: Redactor) -> dict[str, object]:
     }
 
 
+def random_uuids(count: int, seed: int = 20261127) -> list[str]:
+    rng = random.Random(seed)
+    return [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(count)]
+
+
 def changed(redactor: Redactor, messages: list[str]) -> int:
     return sum(redactor(m) != m for m in messages)
 
@@ -159,6 +168,7 @@ def main() -> None:
     parser.add_argument("--lme-step", type=int, default=5, help="keep every n-th LongMemEval turn")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--without-detect-secrets", action="store_true", help="only ours and the baseline")
+    parser.add_argument("--uuids", type=int, default=200_000, help="random UUIDs to redact")
     args = parser.parse_args()
 
     ours: Redactor = lambda text: redact(text).text  # noqa: E731
@@ -173,9 +183,11 @@ def main() -> None:
         "src files (4,000 chars)": code_messages(),
     }
 
+    uuids = random_uuids(args.uuids)
     results: dict[str, dict[str, object]] = {}
     for name, redactor in redactors.items():
         row: dict[str, object] = quality(redactor)
+        row["changed: random uuids"] = f"{changed(redactor, uuids)}/{len(uuids)}"
         for label, messages in sets.items():
             row[f"changed: {label}"] = f"{changed(redactor, messages)}/{len(messages)}"
             row[f"us/message: {label}"] = round(cost_us(redactor, messages, args.repeat), 1)

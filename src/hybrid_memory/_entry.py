@@ -16,8 +16,8 @@ def main() -> int:
         return hook(argv[1:])
     if argv in (["serve", "--detached-host"], ["--detached-host", "serve"]):
         # The plugin's MCP server: a relay to the host, which a hook or this starts detached.
+        from hybrid_memory.host.stdio_relay import serve_relay
         from hybrid_memory.integrations.config import HookConfig
-        from hybrid_memory.integrations.stdio_relay import serve_relay
 
         return serve_relay(HookConfig.from_env().data_dir)
     from hybrid_memory.cli import main as cli

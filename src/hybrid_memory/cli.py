@@ -25,6 +25,7 @@ from hybrid_memory.exits import (
 )
 
 if TYPE_CHECKING:
+    from hybrid_memory.host.serve import Plugins
     from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
@@ -79,7 +80,25 @@ def _parser() -> argparse.ArgumentParser:
     add_recall_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
+    stop = sub.add_parser(
+        "stop",
+        help="stop the process that hosts the data dir's store (a headless host, or a server); waits until "
+        "the store is free",
+    )
+    stop.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
     return parser
+
+
+def _stop(args: argparse.Namespace) -> int:
+    from hybrid_memory.host.lock import data_dir_from_env
+    from hybrid_memory.host.stop import stop
+
+    done = stop(data_dir_from_env(args.data_dir))
+    if done.code:
+        print(f"hybrid-memory: {done.said}", file=sys.stderr)
+    else:
+        print(done.said)  # a client-side command: its report belongs on stdout
+    return done.code
 
 
 def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,12 +116,22 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
     from hybrid_memory.viewer.command import run_view
 
-    anyio.run(run_view, settings, args.port)
+    anyio.run(run_view, settings, args.port, _host_plugins())
     return 0
 
 
+def _host_plugins() -> Plugins:
+    """What a host serves beside MCP: the store commands that join it, and the viewer on its own socket."""
+    from hybrid_memory.commands.served import serve_command
+    from hybrid_memory.host.serve import Plugins
+    from hybrid_memory.host.wire import METHOD
+    from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
+
+    return Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+
+
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hybrid_memory.integrations.commands import add_parsers
+    from hybrid_memory.integrations.cli import add_parsers
 
     add_parsers(sub)
 
@@ -240,21 +269,25 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     check_data_dir(settings.data_dir)
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
+    plugins = _host_plugins()
     if args.headless:
-        from hybrid_memory.server.shared import serve_headless
+        from hybrid_memory.host.serve import serve_headless
 
-        anyio.run(serve_headless, server, settings.data_dir, args.idle_exit)
+        anyio.run(serve_headless, server, settings.data_dir, plugins, args.idle_exit)
     elif args.transport == "http":
+        from hybrid_memory.viewer.app import http_pages
+
         embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
+        http, data_dir, pages = settings.http, settings.data_dir, http_pages()
         anyio.run(
             lambda: serve_http(
-                server, settings.http, settings.log_level, settings.data_dir, embedded=embedded
+                server, http, settings.log_level, data_dir, embedded=embedded, plugins=plugins, pages=pages
             )
         )
     else:
-        from hybrid_memory.server.shared import serve_stdio
+        from hybrid_memory.host.stdio import serve_stdio
 
-        anyio.run(lambda: serve_stdio(server, settings.data_dir, detached_host=args.detached_host))
+        anyio.run(lambda: serve_stdio(server, settings.data_dir, plugins, detached_host=args.detached_host))
     _exit_without_teardown()
 
 
@@ -272,6 +305,8 @@ def _exit_without_teardown() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "stop":  # needs no settings: the host has them
+        return _stop(args)
     if args.command in STORE_COMMANDS:
         # A running server answers before the settings (most of the start-up) are even imported.
         answered = join_running(args.command, args, store_arguments(args))
@@ -299,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "view":
             return _view(args, settings)
         elif args.command in ("hook", "import-transcript"):
-            from hybrid_memory.integrations.commands import run
+            from hybrid_memory.integrations.cli import run
 
             return run(args, settings)
     except KeyboardInterrupt:

@@ -6,13 +6,13 @@ Nothing here is read at import time; :func:`load_settings` reads the environment
 from __future__ import annotations
 
 import ipaddress
-import re
 from pathlib import Path
 from typing import Annotated, Literal, Self
 
-import platformdirs
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from hybrid_memory.host.lock import default_data_dir
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2-int8"
 """The default model: int8 all-MiniLM-L6-v2 inside the package, used offline with no download."""
@@ -21,10 +21,6 @@ PACKAGED_MODEL_DIR = Path(__file__).resolve().parent / "embeddings" / "model"
 FP32_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 """The same model in fp32: what a model directory holds when no model is named."""
 DEFAULT_MODEL = PACKAGED_MODEL
-
-
-def _default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
 
 
 class EmbeddingSettings(BaseSettings):
@@ -248,26 +244,6 @@ class LifecycleSettings(BaseSettings):
 
 
 MIN_TOKEN_CHARS = 16
-_HAS_PORT = re.compile(r":(\d+|\*)$")
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _with_any_port(entries: list[str]) -> list[str]:
-    """An entry without a port also matches that name with any port (``name`` and ``name:*``)."""
-    out: list[str] = []
-    for entry in entries:
-        out.append(entry)
-        if not _HAS_PORT.search(entry):
-            out.append(f"{entry}:*")
-    return out
 
 
 class HttpSettings(BaseSettings):
@@ -333,43 +309,12 @@ class HttpSettings(BaseSettings):
     @property
     def loopback(self) -> bool:
         """True when only this machine can connect (127.0.0.0/8, ::1, localhost)."""
-        return _loopback(self.host)
-
-    def hosts(self) -> list[str]:
-        """Every Host header value the server answers: loopback names with the port, then the operator's."""
-        own = ["127.0.0.1", "localhost", "[::1]"]
-        if not self.loopback and self.host not in ("0.0.0.0", "::"):
-            own.append(f"[{self.host}]" if ":" in self.host else self.host)
-        return [f"{name}:{self.port}" for name in own] + _with_any_port(self.allowed_hosts)
-
-    def origins(self) -> list[str]:
-        """Every Origin header value accepted (a request without Origin is not from a browser page)."""
-        own = [f"http://{name}:{self.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
-        return own + _with_any_port(self.allowed_origins)
-
-
-class HookSettings(BaseSettings):
-    """``HYBRID_MEMORY_HOOK_*``: the Claude Code plugin's hooks (capture and what they inject).
-
-    The hooks read these variables with the standard library on their fast path
-    (:class:`hybrid_memory.integrations.config.HookConfig`); this class documents them and
-    holds the same defaults and bounds.
-    """
-
-    model_config = SettingsConfigDict(
-        env_prefix="HYBRID_MEMORY_HOOK_", extra="ignore", use_attribute_docstrings=True
-    )
-
-    context_tokens: int = Field(default=800, ge=0, le=8000)
-    """The budget of the project context injected at session start (pinned memory, notes, last sessions)."""
-    prompt_tokens: int = Field(default=300, ge=0, le=8000)
-    """The budget of what one prompt gets injected: only strong matches, each cited."""
-    min_match: float = Field(default=0.3, ge=0, le=1)
-    """The least ``match`` a memory needs to be injected for a prompt."""
-    timeout_s: float = Field(default=20.0, ge=0.1, le=600)
-    """How long a hook waits for the host (which it starts when none runs)."""
-    detach: bool = True
-    """Capture in a background process, so the session never waits for it (``0``: finish before returning)."""
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host.strip("[]")).is_loopback
+        except ValueError:
+            return False
 
 
 class Settings(BaseSettings):
@@ -379,7 +324,7 @@ class Settings(BaseSettings):
         env_prefix="HYBRID_MEMORY_", extra="ignore", use_attribute_docstrings=True
     )
 
-    data_dir: Path = Field(default_factory=_default_data_dir)
+    data_dir: Path = Field(default_factory=default_data_dir)
     """Where the embedded stores live; default: the user data directory (``~/.local/share/mcp-hybrid-memory``
     on Linux)."""
     project: str | None = None
@@ -418,8 +363,6 @@ class Settings(BaseSettings):
     """Limits, eviction and retention"""
     http: HttpSettings = Field(default_factory=HttpSettings)
     """HTTP transport"""
-    hooks: HookSettings = Field(default_factory=HookSettings)
-    """Claude Code plugin hooks"""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

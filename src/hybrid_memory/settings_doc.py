@@ -123,9 +123,11 @@ def _is_section(field: FieldInfo) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseSettings)
 
 
+_TABLE_HEAD = ("| variable | type | default | meaning |", "|---|---|---|---|")
+
+
 def _table(cls: type[BaseSettings]) -> Iterator[str]:
-    yield "| variable | type | default | meaning |"
-    yield "|---|---|---|---|"
+    yield from _TABLE_HEAD
     for name, field in cls.model_fields.items():
         if _is_section(field):
             continue
@@ -147,7 +149,26 @@ def render(root: type[BaseSettings] = Settings) -> str:
             continue
         section: type[BaseSettings] = field.annotation  # type: ignore[assignment]  # _is_section said so
         lines += ["", f"## {meaning(root.__name__, name, field)}", "", _intro(section), "", *_table(section)]
+    if root is Settings:
+        lines += _hooks_section()
     return "\n".join(lines) + "\n"
+
+
+def _hooks_section() -> list[str]:
+    """The hooks' variables, read without pydantic (:mod:`hybrid_memory.integrations.config`)."""
+    from hybrid_memory.integrations.config import HOOK_VARIABLES, HOOKS_INTRO
+
+    lines = ["", "## Claude Code plugin hooks", "", HOOKS_INTRO.replace("``", "`"), "", *_TABLE_HEAD]
+    for variable in HOOK_VARIABLES:
+        if isinstance(variable.default, bool):
+            kind, default = "boolean", f"`{str(variable.default).lower()}`"
+        else:
+            number = "integer" if isinstance(variable.default, int) else "number"
+            kind = f"{number}, {_number(variable.low)} to {_number(variable.high)}"
+            default = _number(variable.default)
+        text = " ".join(variable.meaning.split()).replace("``", "`").replace("|", "\\|")
+        lines.append(f"| `{variable.env}` | {kind} | {default} | {text} |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

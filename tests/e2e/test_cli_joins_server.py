@@ -121,7 +121,7 @@ async def test_an_export_taken_while_the_server_runs_round_trips(tmp_path: Path)
     # Joined, a command imports neither pydantic (the settings) nor the stores, the model or mcp.
     assert imports.code == 0, imports.stderr
     imported = {line.split("|")[-1].strip() for line in imports.stderr.splitlines() if "|" in line}
-    assert "hybrid_memory.commands.join" in imported
+    assert "hybrid_memory.host.join" in imported
     assert {
         "pydantic",
         "hybrid_memory.settings",

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from hybrid_memory.integrations.host_client import connect
+from hybrid_memory.host.client import connect
 from tests.e2e.claude_code import host_pids, stop_hosts
 from tests.e2e.servers import server_env
 from tests.tools.helpers import call

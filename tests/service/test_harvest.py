@@ -199,3 +199,38 @@ async def test_recall_about_a_file_reaches_the_turns_of_every_session_that_touch
     by_id = {hit.id: hit for hit in found.results}
     assert set(cited) <= set(by_id)
     assert any("neighbour" in by_id[turn].channels for turn in cited)  # reached through the file's node
+
+
+async def test_a_new_value_of_one_setting_supersedes_the_old_and_another_topic_does_not(
+    tmp_path: Path,
+) -> None:
+    service = await _service(tmp_path)
+    await _say(
+        service,
+        "s1",
+        ("user", "Set the access token TTL to 15 minutes. We use Redis 7 for the session cache."),
+    )
+    await _say(
+        service,
+        "s2",
+        ("user", "Set the access token TTL to 30 minutes. We use Redis 7 for the rate limiter."),
+    )
+    live = _captured(await _notes(service))
+    assert set(live) == {
+        "Set the access token TTL to 30 minutes.",
+        "We use Redis 7 for the session cache.",
+        "We use Redis 7 for the rate limiter.",
+    }
+
+
+async def test_notes_drawn_from_a_private_thread_are_private(tmp_path: Path) -> None:
+    service = await _service(tmp_path)
+    messages = [MessageIn(role="user", content="Never commit the staging keys.", id="p-0")]
+    await service.remember_thread(
+        SCOPE, ThreadDraft(thread_id="p", messages=messages, private=True), harvest=True
+    )
+    notes = await _notes(service)
+    assert notes
+    copies = await service.stores.vectors.get(SCOPE, [n.id for n in notes])
+    assert len(copies) == len(notes)
+    assert all(m.private for m in copies)

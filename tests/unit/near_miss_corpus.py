@@ -221,4 +221,22 @@ NEAR_MISSES: list[str] = [
     "x-request-id: 7b1c2f9e-4d3a-4c8b-9e2f-1a0b3c4d5e6f",
     "client_id: 1234567890-abc123def456.apps.googleusercontent.com",
     "tokens_per_minute: 90000\nmax_password_length = 128",
+    # --- a line that names a secret and holds a value that is none ---
+    "Fixed the token refresh race in 3f786850e387550fdab836ed7e6dc881de23001b (see PR 412).",
+    "The session token is stored under key 550e8400-e29b-41d4-a716-446655440000 in Redis.",
+    "The token docs encode a greeting as dGhlIHRva2VuIGlzIG5vdCBhIHNlY3JldCwgb25seSBwbGFpbiB0ZXh0 in base64.",
+    "Key idea: R2VuZXJhdGVkIGtleSBmb3IgdGhlIGRvY3MgZXhhbXBsZSBwYWdl is base64 of the page title.",
+    "/js-tokens@4.0.0: {integrity: sha512-RdJUflcE3cUzKiMqQgsCu06FPu9UdIJO0beYbPhHN/UrM8QZqAfW3DD"
+    "eqa1ehkJzqOL2Xzm6PobPR8EwV/j6/jZsA==}",
+    "github.com/lestrrat-go/jwx/v2 v2.0.21 h1:jAPKupy4uHgrHFEdjVjNkUgoBKtVDgrQPB/h55FHrR0= // token parsing",
+    '{file = "tokenizers-0.15.2-cp311-cp311-manylinux_2_17_x86_64.whl", '
+    'hash = "sha256:6b2b55c4a8a2f7dc2d8a1a3b6bd6c5b1e0a2f1e3c4d5e6f7a8b9c0d1e2f3a4b5"}',
+    "The tokenizer gave 4096 tokens for bert-base-multilingual-cased-finetuned-conll03-english.",
+    "Set max_tokens=4096 and the sort key sortKeyForRequestTimestamp2 in the config.",
+    "Private key file: ~/.ssh/id_ed25519_github2024, handler src/auth/TokenRefreshHandler2.tsx",
+    "The token service image is sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "Password reset links expire; the secret rotation job runs as secret-rotation-cronjob-28391045.",
+    "Tokens are checked by hybrid_memory.service.redaction.context.machine_made in version 2.1.0-rc.3.",
+    "The key is the commit: git show 9fceb02d0ae598e95dc970b74767f19372d61af8:src/settings.py",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGz8Yx0RkTqf1c2x3KpE2tq9Y8mZkR4aB7QnXvW1cD5e ada@lap: deploy key",
 ]

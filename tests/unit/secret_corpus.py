@@ -30,7 +30,7 @@ from tests.unit.fake_secrets import (
     telegram,
     uuid4,
 )
-from tests.unit.secret_corpus_more import pasted_anywhere
+from tests.unit.secret_corpus_more import named_beside, pasted_anywhere
 
 SEED = 20260611
 
@@ -38,7 +38,7 @@ SEED = 20260611
 def secrets(seed: int = SEED) -> list[tuple[str, str, str]]:
     """(kind, text as a developer would paste it, the secret that must not survive), drawn from ``seed``."""
     reseed(seed)
-    return registries_bots_and_clouds() + pasted_anywhere()
+    return registries_bots_and_clouds() + pasted_anywhere() + named_beside()
 
 
 def registries_bots_and_clouds() -> list[tuple[str, str, str]]:

@@ -314,3 +314,29 @@ def pasted_anywhere() -> list[tuple[str, str, str]]:
         ("pw sentence 7", "wifi: AcmeGuest / password: {secret}", fake.body(10)),
     ]
     return [(kind, text.format(secret=secret), secret) for kind, text, secret in cases]
+
+
+B64 = fake.B64
+
+
+def named_beside() -> list[tuple[str, str, str]]:
+    """Secrets with no shape of their own, known by the key id beside them or the word naming them."""
+    key_id = "AKIA" + fake.body(16, fake.UPPER32)
+    cases = [
+        ("aws pair slash", f"Here is the AWS pair ({key_id} / {{secret}}) for the backup bucket.", fake.B64),
+        ("aws pair id:secret", f"creds for the CI user: {key_id}:{{secret}}", fake.B64),
+        ("aws key id with secret", f"Use key id {key_id} with secret {{secret}} for the uploads.", fake.B64),
+        ("aws export", f"export AWS_ACCESS_KEY_ID={key_id}\nexport AWS_SECRET_ACCESS_KEY={{secret}}", B64),
+        ("aws ini", f"aws_access_key_id={key_id}\naws_secret_access_key={{secret}}", fake.B64),
+        ("token in a sentence", "Here's the deploy token for staging, keep it safe: {secret}", fake.URLSAFE),
+        ("secret over two lines", "The signing secret of the webhook we set up\nyesterday is {secret}.", B64),
+        ("password made up", "I generated a new admin password for you → {secret}", fake.B64),
+        ("key in parentheses", "The Mapbox key (the prod one) ends up as {secret} in the build.", fake.ALNUM),
+    ]
+    out = []
+    for kind, text, alphabet in cases:
+        secret = fake.body(40, alphabet)
+        while not (set(secret) & set("0123456789")):  # a value with no digit reads as a word
+            secret = fake.body(40, alphabet)
+        out.append((kind, text.format(secret=secret), secret))
+    return out

@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from hybrid_memory import hostlock
 from hybrid_memory.cli import _parser
-from hybrid_memory.commands import arguments, join, wire
+from hybrid_memory.commands import arguments
+from hybrid_memory.host import join, lock, wire
 from tests.e2e.servers import INITIALIZE
 
 
 def test_a_command_call_is_told_apart_from_an_mcp_clients_first_message() -> None:
     call = wire.request("stats", {"project": "p", "user": "default"}, {}, tty=False)
 
-    assert wire.is_request(call)
-    assert not wire.is_request(json.dumps(INITIALIZE).encode() + b"\n")
-    assert not wire.is_request(b'{"method": "hybrid-memory/command", truncated\n')
-    assert not wire.is_request(json.dumps({**INITIALIZE, "params": {"x": wire.METHOD}}).encode())
+    assert wire.method_of(call) == wire.METHOD
+    assert wire.method_of(json.dumps(INITIALIZE).encode() + b"\n") == "initialize"
+    assert wire.method_of(b'{"method": "hybrid-memory/command", truncated\n') is None
+    assert wire.method_of(json.dumps({**INITIALIZE, "params": {"x": wire.METHOD}}).encode()) == "initialize"
     assert json.loads(call)["params"] == {
         "command": "stats",
         "scope": {"project": "p", "user": "default"},
@@ -30,22 +30,22 @@ def test_a_command_call_is_told_apart_from_an_mcp_clients_first_message() -> Non
 
 
 def test_the_lock_records_a_command_holder_so_a_server_waits_for_it(tmp_path: Path) -> None:
-    fd = hostlock.try_lock(tmp_path, hostlock.COMMAND, "import")
+    fd = lock.try_lock(tmp_path, lock.COMMAND, "import")
     assert fd is not None
     try:
-        assert hostlock.try_lock(tmp_path, hostlock.SERVER) is None  # held: another open file cannot take it
-        assert hostlock.command_holding(tmp_path) == f"hybrid-memory import (pid {os.getpid()})"
+        assert lock.try_lock(tmp_path, lock.SERVER) is None  # held: another open file cannot take it
+        assert lock.command_holding(tmp_path) == f"hybrid-memory import (pid {os.getpid()})"
     finally:
         os.close(fd)
-    fd = hostlock.try_lock(tmp_path, hostlock.SERVER)
+    fd = lock.try_lock(tmp_path, lock.SERVER)
     assert fd is not None
     os.close(fd)
-    assert hostlock.command_holding(tmp_path) is None  # a server's record: no waiting without bound
+    assert lock.command_holding(tmp_path) is None  # a server's record: no waiting without bound
 
 
 def test_a_data_dir_with_no_server_has_nothing_to_join_and_its_lock_is_taken(tmp_path: Path) -> None:
-    assert hostlock.connect(tmp_path) is None
-    assert hostlock.connect(tmp_path / "missing") is None
+    assert lock.connect(tmp_path) is None
+    assert lock.connect(tmp_path / "missing") is None
     held = join.join_or_hold(tmp_path / "new", "stats")
     assert isinstance(held, int)
     join.release(held)

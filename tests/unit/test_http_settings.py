@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from hybrid_memory.backends.reconnecting import without_credentials
+from hybrid_memory.server.http import allowed_hosts, allowed_origins
 from hybrid_memory.settings import HttpSettings
 
 
@@ -22,7 +23,7 @@ def test_allowed_hosts_from_the_environment_are_comma_separated_and_a_bare_name_
 ) -> None:
     monkeypatch.setenv("HYBRID_MEMORY_HTTP_ALLOWED_HOSTS", " memory.example , 10.0.0.5:9000,,")
     http = HttpSettings(host="0.0.0.0", port=8765, token="t" * 16)
-    assert http.hosts() == [
+    assert allowed_hosts(http) == [
         "127.0.0.1:8765",
         "localhost:8765",
         "[::1]:8765",
@@ -33,12 +34,12 @@ def test_allowed_hosts_from_the_environment_are_comma_separated_and_a_bare_name_
 
 
 def test_a_specific_bind_address_is_answered_under_its_own_name() -> None:
-    assert HttpSettings(host="192.168.1.5", token="t" * 16).hosts()[-1] == "192.168.1.5:8765"
-    assert HttpSettings(host="fd00::5", token="t" * 16).hosts()[-1] == "[fd00::5]:8765"
+    assert allowed_hosts(HttpSettings(host="192.168.1.5", token="t" * 16))[-1] == "192.168.1.5:8765"
+    assert allowed_hosts(HttpSettings(host="fd00::5", token="t" * 16))[-1] == "[fd00::5]:8765"
 
 
 def test_default_origins_are_the_loopback_pages_on_the_port() -> None:
-    assert HttpSettings(port=9000).origins() == [
+    assert allowed_origins(HttpSettings(port=9000)) == [
         "http://127.0.0.1:9000",
         "http://localhost:9000",
         "http://[::1]:9000",

@@ -2,26 +2,23 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hybrid_memory.ranking import (
-    Calibration,
+from hybrid_memory.service.calibration import Calibration, calibrated_fusion, match_strength, term_coverage
+from hybrid_memory.service.ranking import (
     ChannelHit,
     Fused,
     Ranked,
     Weights,
     answers_first,
-    calibrated_fusion,
     dedupe_by,
     expand_adjacent,
     expand_linked,
     final_scores,
     history_last,
-    match_strength,
     own_words_first,
     pack_to_budget,
     recency,
     rrf,
     score_fusion,
-    term_coverage,
     yield_questions,
 )
 

@@ -2,7 +2,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hybrid_memory.ranking import Fused
+from hybrid_memory.service.ranking import Fused
 from hybrid_memory.service.recall.dates import Period, lift, periods
 
 

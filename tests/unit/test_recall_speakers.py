@@ -1,7 +1,7 @@
 import pytest
 
 from hybrid_memory.models import Memory, MemoryKind
-from hybrid_memory.ranking import Fused
+from hybrid_memory.service.ranking import Fused
 from hybrid_memory.service.recall.outcomes import asks_outcome, last_word_first
 from hybrid_memory.service.recall.speakers import asks_about, only_asks, prefer, replies_to
 

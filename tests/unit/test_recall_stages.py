@@ -9,7 +9,7 @@ import pytest
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Link, Memory, MemoryKind, Neighbourhood, Note, NoteType, Relation, Scope
-from hybrid_memory.ranking import ChannelHit, Fused
+from hybrid_memory.service.ranking import ChannelHit, Fused
 from hybrid_memory.service.recall import PRESETS, RecallConfig, RecallOptions, recall_config
 from hybrid_memory.service.recall.channels import Found, gather
 from hybrid_memory.service.recall.expand import adjacent_ids, linked, note_seeds

@@ -2,9 +2,9 @@
 
 A server that runs on the data dir holds the store; a command then joins it over its
 socket and the server runs the command's body on its open stores
-(:mod:`~hybrid_memory.commands.join`, :mod:`~hybrid_memory.commands.host`). With no
+(:mod:`~hybrid_memory.host.join`, :mod:`~hybrid_memory.commands.served`). With no
 server, the command takes the host lock, opens the stores itself and runs the same body
-(:mod:`~hybrid_memory.commands.bodies`); a server that starts meanwhile waits for it.
+(:mod:`~hybrid_memory.commands.handlers`); a server that starts meanwhile waits for it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hybrid_memory.commands.wire import Reply
+from hybrid_memory.host.wire import Reply
 
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
@@ -81,18 +81,13 @@ def join_running(command: str, parsed: argparse.Namespace, args: dict[str, Any])
     would (its variable names are case-insensitive), so that a command a server answers
     never imports pydantic. Everything else is the server's.
     """
-    from hybrid_memory import hostlock
-    from hybrid_memory.commands import join
+    from hybrid_memory.host import join, lock
 
     env = {name.upper(): value for name, value in os.environ.items()}
-    data_dir = parsed.data_dir or env.get("HYBRID_MEMORY_DATA_DIR")
-    if data_dir is None:
-        import platformdirs  # the Settings default
-
-        data_dir = platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False)
+    data_dir = lock.data_dir_from_env(parsed.data_dir)
     project = getattr(parsed, "project", None) or env.get("HYBRID_MEMORY_PROJECT")
     scope = {"project": project, "user": env.get("HYBRID_MEMORY_USER", "default")}
-    host = hostlock.connect(Path(data_dir))
+    host = lock.connect(data_dir)
     if host is None:
         return None
     try:
@@ -104,7 +99,7 @@ def join_running(command: str, parsed: argparse.Namespace, args: dict[str, Any])
 
 def run(command: str, settings: Settings, args: dict[str, Any]) -> int:
     """Run a store command in the server that holds the store, else here; print its output."""
-    from hybrid_memory.commands import join
+    from hybrid_memory.host import join
 
     scope: dict[str, str | None] = {"project": settings.project, "user": settings.user}
     for _ in range(_TRIES):
@@ -140,7 +135,7 @@ def _print(reply: Reply) -> int:
 def _run_here(command: str, settings: Settings, args: dict[str, Any]) -> Reply:
     import anyio
 
-    from hybrid_memory.commands.bodies import BODIES, Target
+    from hybrid_memory.commands.handlers import BODIES, Target
 
     reply: Reply = anyio.run(BODIES[command], Target(settings, None, sys.stderr), args)
     return reply

@@ -1,5 +1,5 @@
 """Agent hosts that fill and use the memory by themselves: the Claude Code plugin's hooks, transcript readers.
 
-Clients of the running host (:mod:`hybrid_memory.server.shared`) over its socket; their
+Clients of the running host (:mod:`hybrid_memory.host.serve`) over its socket; their
 fast path imports neither the MCP SDK nor pydantic.
 """

@@ -9,7 +9,8 @@ question or reply saying word for word what an earlier one of the project said (
 again in another session); a statement said again is stored again, since restating a
 rule reinforces its note. The project keeps the hashes of what it stored
 (``hooks/said/<project>.json``). The offset moves only after the host acknowledged the
-write, so a capture that failed (host down, store down) is retried whole by the next one.
+write, so a capture that failed (host down, store down) is retried whole by the next one,
+which :mod:`~hybrid_memory.integrations.pending` makes sure comes.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
@@ -32,7 +34,6 @@ from hybrid_memory.integrations.config import (
     recent_sessions_file,
     safe_name,
 )
-from hybrid_memory.integrations.host_client import connect
 from hybrid_memory.integrations.repeats import asks, is_filler, normalized
 from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
@@ -47,11 +48,17 @@ _REPEAT_MIN_WORDS = 3
 """A repeat shorter than this ("yes", "go on") says nothing on its own; it is kept in its thread."""
 
 
+class CaptureBusy(TimeoutError):
+    """Another process captures the session now (it holds the session's lock)."""
+
+
 @dataclass
 class Captured:
     stored: int
     unchanged: int
     messages: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    """The lines read that gave no message, by kind."""
 
 
 def _fingerprint(path: Path, offset: int) -> str:
@@ -107,19 +114,24 @@ def settled(config: HookConfig, timeout_s: float) -> bool:
         return free
 
 
-def capture(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> Captured:
-    """Remember what the transcript gained since the last capture of this session; idempotent."""
+def capture(
+    config: HookConfig, session_id: str, transcript: Path, cwd: Path, *, lock_timeout_s: float | None = None
+) -> Captured:
+    """Remember what the transcript gained since the last capture of this session; idempotent.
+
+    Another capture of the session in progress is waited for ``lock_timeout_s`` (default: the
+    hooks' timeout), then this one gives up with :class:`CaptureBusy`.
+    """
     state_dir = config.state_dir / "capture"
     state_file = state_dir / f"{safe_name(session_id)}.json"
-    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, config.timeout_s) as ours:
+    wait = config.timeout_s if lock_timeout_s is None else lock_timeout_s
+    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, wait) as ours:
         if not ours:
-            raise TimeoutError(
-                f"another capture of session {session_id} held its lock for {config.timeout_s:g} s"
-            )
+            raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
         reading = read_from(transcript, _start(transcript, state_file))
         said = _Said(config, cwd)
         messages = said.worth_storing(reading.messages)
-        done = Captured(0, 0, len(messages))
+        done = Captured(0, 0, len(messages), reading.skipped)
         if messages:
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
                 for i in range(0, len(messages), BATCH):

@@ -6,71 +6,122 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from hybrid_memory.host.lock import data_dir_from_env
 from hybrid_memory.projects import project_name, root_uri
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
 
 
-def _default_data_dir() -> Path:
-    import platformdirs  # light, and the same rule as the server's settings
+class HookVariable(NamedTuple):
+    """One ``HYBRID_MEMORY_HOOK_*`` variable: read, and documented in docs/configuration.md, from here."""
 
-    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
+    field: str
+    default: int | float | bool
+    low: float = 0
+    high: float = 0
+    meaning: str = ""
+
+    @property
+    def env(self) -> str:
+        return f"HYBRID_MEMORY_HOOK_{self.field.upper()}"
+
+    def read(self) -> float | bool:
+        raw = os.environ.get(self.env, "").strip()
+        if not raw:
+            return self.default
+        if isinstance(self.default, bool):
+            return raw.lower() not in ("0", "false", "no")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(
+                f"{self.env}={raw!r} is not a number; set it to one between {self.low:g} and {self.high:g}"
+            ) from None
+        if not self.low <= value <= self.high:
+            raise ValueError(
+                f"{self.env}={raw!r} is out of range; set it between {self.low:g} and {self.high:g}"
+            )
+        return value
 
 
-def _number(name: str, default: float, low: float, high: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(
-            f"{name}={raw!r} is not a number; set it to one between {low:g} and {high:g}"
-        ) from None
-    if not low <= value <= high:
-        raise ValueError(f"{name}={raw!r} is out of range; set it between {low:g} and {high:g}")
-    return value
+HOOKS_INTRO = "``HYBRID_MEMORY_HOOK_*``: the Claude Code plugin's hooks (capture and what they inject)."
+HOOK_VARIABLES = (
+    HookVariable(
+        "context_tokens",
+        800,
+        0,
+        8000,
+        "The budget of the project context injected at session start (current notes, the last session's "
+        "digest, pinned memory).",
+    ),
+    HookVariable(
+        "prompt_tokens",
+        300,
+        0,
+        8000,
+        "The budget of what one prompt gets injected: only strong matches, each cited.",
+    ),
+    HookVariable("min_match", 0.3, 0, 1, "The least ``match`` a memory needs to be injected for a prompt."),
+    HookVariable(
+        "min_note_match",
+        0.1,
+        0,
+        1,
+        "The least ``match`` a note (a decision, rule, preference, fact) needs to be injected for a prompt: "
+        "lower than a turn's, a note being short, distilled and current.",
+    ),
+    HookVariable(
+        "timeout_s", 20.0, 0.1, 600, "How long a hook waits for the host (which it starts when none runs)."
+    ),
+    HookVariable(
+        "detach",
+        True,
+        meaning="Capture in a background process, so the session never waits for it (``0``: finish before "
+        "returning).",
+    ),
+)
 
 
 class HookConfig(NamedTuple):
-    """A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports."""
+    """The hooks' settings: the data dir and project as the server reads them, and :data:`HOOK_VARIABLES`.
+
+    A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
+    """
 
     data_dir: Path
     project: str | None
     """HYBRID_MEMORY_PROJECT: when set, every session uses it (as the server does)."""
     context_tokens: int
-    """HYBRID_MEMORY_HOOK_CONTEXT_TOKENS: the budget of what SessionStart injects (default 800)."""
     prompt_tokens: int
-    """HYBRID_MEMORY_HOOK_PROMPT_TOKENS: the budget of what one prompt gets injected (default 300)."""
     min_match: float
-    """HYBRID_MEMORY_HOOK_MIN_MATCH: the least ``match`` a memory needs to be injected for a prompt."""
     timeout_s: float
-    """HYBRID_MEMORY_HOOK_TIMEOUT_S: how long a hook waits for the host (started when none runs)."""
     detach: bool
-    """HYBRID_MEMORY_HOOK_DETACH=0 makes capture finish before the hook returns (default: detached)."""
     min_note_match: float = 0.1
-    """HYBRID_MEMORY_HOOK_MIN_NOTE_MATCH: the least ``match`` a note (a decision, rule, fact) needs
-    to be injected for a prompt: lower than a turn's, a note being short, distilled and current."""
 
     @classmethod
     def from_env(cls) -> HookConfig:
-        data_dir = os.environ.get("HYBRID_MEMORY_DATA_DIR", "").strip()
+        read = {variable.field: variable.read() for variable in HOOK_VARIABLES}
         return cls(
-            data_dir=Path(data_dir).expanduser() if data_dir else _default_data_dir(),
+            data_dir=data_dir_from_env(),
             project=os.environ.get("HYBRID_MEMORY_PROJECT", "").strip() or None,
-            context_tokens=int(_number("HYBRID_MEMORY_HOOK_CONTEXT_TOKENS", 800, 0, 8000)),
-            prompt_tokens=int(_number("HYBRID_MEMORY_HOOK_PROMPT_TOKENS", 300, 0, 8000)),
-            min_match=_number("HYBRID_MEMORY_HOOK_MIN_MATCH", 0.3, 0, 1),
-            timeout_s=_number("HYBRID_MEMORY_HOOK_TIMEOUT_S", 20, 0.1, 600),
-            detach=os.environ.get("HYBRID_MEMORY_HOOK_DETACH", "1").strip() not in ("0", "false", "no"),
-            min_note_match=_number("HYBRID_MEMORY_HOOK_MIN_NOTE_MATCH", 0.1, 0, 1),
+            context_tokens=int(read["context_tokens"]),
+            prompt_tokens=int(read["prompt_tokens"]),
+            min_match=float(read["min_match"]),
+            timeout_s=float(read["timeout_s"]),
+            detach=bool(read["detach"]),
+            min_note_match=float(read["min_note_match"]),
         )
 
     @property
     def state_dir(self) -> Path:
         """Where the hooks keep their small files: capture offsets, the recent sessions, the log."""
-        return self.data_dir / "hooks"
+        return hooks_dir(self.data_dir)
+
+
+def hooks_dir(data_dir: Path) -> Path:
+    """The data dir's folder of the hooks' small files (:attr:`HookConfig.state_dir`)."""
+    return data_dir / "hooks"
 
 
 def estimate_tokens(text: str) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig, estimate_tokens
+from hybrid_memory.integrations.pending import describe as _describe
 
 EVENTS = {
     "session-start": "SessionStart",
@@ -83,8 +84,8 @@ def _context_output(event: str, text: str) -> dict[str, Any]:
 
 
 def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
+    from hybrid_memory.host.client import connect
     from hybrid_memory.integrations.capture import settled
-    from hybrid_memory.integrations.host_client import connect
     from hybrid_memory.integrations.inject import cited, session_context
 
     settled(config, SETTLE_S)
@@ -96,7 +97,7 @@ def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any
 
 
 def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
-    from hybrid_memory.integrations.host_client import connect
+    from hybrid_memory.host.client import connect
     from hybrid_memory.integrations.inject import prompt_context
 
     prompt = payload.get("prompt")
@@ -109,15 +110,15 @@ def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] 
 
 
 def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
+    from hybrid_memory.integrations import pending
+
     transcript = _transcript(payload)
     session_id, cwd = payload["session_id"], _cwd(payload)
+    pending.keep(config, session_id, transcript, cwd)  # before trying: a failure cannot lose it
     if not config.detach:
-        from hybrid_memory.integrations.capture import capture
-
-        capture(config, session_id, transcript, cwd)
+        pending.attempt(config, session_id, lock_timeout_s=config.timeout_s)
         return
     # Taken before the fork and inherited by the child: a session starting now waits for it.
-    config.state_dir.mkdir(parents=True, exist_ok=True)
     lock_fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(lock_fd, fcntl.LOCK_SH)
     if os.fork() != 0:
@@ -126,49 +127,62 @@ def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
         os._exit(0)
     # The child: its own session, off Claude Code's pipes (Claude Code waits for them to close).
     os.setsid()
-    log = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    os.dup2(log, 2)
+    pending.detach_streams(config)
     code = 0
     try:
-        from hybrid_memory.integrations.capture import capture
-
-        capture(config, session_id, transcript, cwd)
+        # A session that starts while this one waits (a command holds the store) need not wait for it.
+        pending.patiently(config, session_id, waiting_starts=lambda: os.close(lock_fd))
     except Exception as exc:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         print(
             f"{stamp} capture of session {session_id} failed: {_describe(exc)}", file=sys.stderr, flush=True
         )
         code = 1
+    try:
+        pending.retry(config, skip=[session_id])  # what other sessions left waiting
     finally:
         os._exit(code)
 
 
-def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())[:300]
-    return text or type(exc).__name__
+def _waiting_captures(config: HookConfig, event: str, output: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A starting session is told of captures that keep failing (``systemMessage``: people see it)."""
+    if event != "SessionStart":
+        return output
+    from hybrid_memory.integrations.pending import notice
+
+    line = notice(config.data_dir)
+    return {**(output or {}), "systemMessage": line} if line else output
 
 
 def run(event: str, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
     """Handle one hook event; always 0, with one stderr line on failure."""
     name = EVENTS.get(event)
+    config: HookConfig | None = None
+    output: dict[str, Any] | None = None
     try:
         if name is None:
             raise ValueError(f"unknown hook event {event!r}; use one of {', '.join(EVENTS)}")
         config = HookConfig.from_env()
         payload = _payload(stdin)
-        output: dict[str, Any] | None = None
         if name == "SessionStart":
             output = _session_start(config, payload)
         elif name == "UserPromptSubmit":
             output = _user_prompt(config, payload)
         else:
             _capture(config, payload)
+    except Exception as exc:  # a hook never breaks the session
+        stderr.write(f"hybrid-memory hook {event}: {_describe(exc)}\n")
+    if config is None or name is None:
+        return 0
+    try:
+        output = _waiting_captures(config, name, output)
         if output is not None:
             stdout.write(json.dumps(output) + "\n")
-    except Exception as exc:  # a hook never breaks the session
+            stdout.flush()
+        from hybrid_memory.integrations.pending import retry_detached
+
+        retry_detached(config)  # what other sessions left waiting, in a process of its own
+    except Exception as exc:
         stderr.write(f"hybrid-memory hook {event}: {_describe(exc)}\n")
     return 0
 

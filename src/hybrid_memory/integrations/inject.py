@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory.host.client import HostClient, HostError
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of, recent_sessions_file
-from hybrid_memory.integrations.host_client import HostClient, HostError
 from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
 
 _HIT_CHARS = 400

@@ -59,6 +59,11 @@ class RememberResult(BaseModel):
         default_factory=dict, description="what was left out and how often; sums to both counts"
     )
     redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    ids_replaced: int = Field(
+        default=0,
+        description="thread or message ids that held a secret (or could not be stored as given), "
+        "stored under an id derived from them; the same id always gets the same replacement",
+    )
     evicted: int = Field(default=0, description="older memories evicted to stay within the project's limits")
 
 

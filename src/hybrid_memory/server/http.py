@@ -1,9 +1,10 @@
 """Streamable HTTP: a bearer token, DNS-rebinding protection on every bind, clean start-up failures.
 
-The SDK's app serves ``/mcp``, and the memory viewer ``/viewer`` beside it; :class:`Guard` sits
-in front of both and answers every HTTP request that has a foreign ``Host``/``Origin`` (421/403)
-or lacks the token (401) before either sees it; only the viewer's static page (no memory in it)
-is served without the token, which the page then sends with each of its data requests.
+The SDK's app serves ``/mcp``, and the pages plugged in (:class:`Pages`: the memory viewer's
+``/viewer``) beside it; :class:`Guard` sits in front of both and answers every HTTP request that
+has a foreign ``Host``/``Origin`` (421/403) or lacks the token (401) before either sees it; only
+the viewer's static page (no memory in it) is served without the token, which the page then
+sends with each of its data requests.
 
 No protected-resource metadata is served: the MCP authorization spec's document must name an
 OAuth authorization server, and a static token has none; a client is given the token out of
@@ -17,10 +18,12 @@ import hmac
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +33,33 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.requests import Request
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hybrid_memory.errors import AddressUnavailableError, ConfigurationError
-from hybrid_memory.hostlock import SERVER, socket_fits, try_lock
-from hybrid_memory.server.shared import serve_socket, take_host_lock
+from hybrid_memory.host.lock import SERVER, socket_fits, try_lock
+from hybrid_memory.host.serve import Plugins, serve_socket, take_host_lock
 from hybrid_memory.settings import HttpSettings
 
 logger = logging.getLogger(__name__)
 
 REALM = "hybrid-memory"
 BACKLOG = 128
+_HAS_PORT = re.compile(r":(\d+|\*)$")
+
+
+@dataclass(frozen=True)
+class Pages:
+    """Web pages served beside ``/mcp``, plugged in at start-up (the viewer's): the server imports none."""
+
+    name: str
+    """What they are, for the log line that says where: ``memory viewer (read-only)``."""
+    path: str
+    """Where they start: ``/viewer``."""
+    routes: Callable[[Callable[[], Awaitable[Any]]], Sequence[BaseRoute]]
+    """Their routes, given the call that waits for the open stores and returns the app context."""
+    public: frozenset[str] = frozenset()
+    """Paths a GET may read without the token: static pages that hold no memory."""
 
 
 def check_http_settings(http: HttpSettings) -> None:
@@ -52,9 +71,35 @@ def check_http_settings(http: HttpSettings) -> None:
         )
 
 
+def allowed_hosts(http: HttpSettings) -> list[str]:
+    """Every Host header value the server answers: loopback names with the port, then the operator's."""
+    own = ["127.0.0.1", "localhost", "[::1]"]
+    if not http.loopback and http.host not in ("0.0.0.0", "::"):
+        own.append(f"[{http.host}]" if ":" in http.host else http.host)
+    return [f"{name}:{http.port}" for name in own] + _with_any_port(http.allowed_hosts)
+
+
+def allowed_origins(http: HttpSettings) -> list[str]:
+    """Every Origin header value accepted (a request without Origin is not from a browser page)."""
+    own = [f"http://{name}:{http.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+    return own + _with_any_port(http.allowed_origins)
+
+
+def _with_any_port(entries: list[str]) -> list[str]:
+    """An entry without a port also matches that name with any port (``name`` and ``name:*``)."""
+    out: list[str] = []
+    for entry in entries:
+        out.append(entry)
+        if not _HAS_PORT.search(entry):
+            out.append(f"{entry}:*")
+    return out
+
+
 def transport_security(http: HttpSettings) -> TransportSecuritySettings:
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=http.hosts(), allowed_origins=http.origins()
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=allowed_hosts(http),
+        allowed_origins=allowed_origins(http),
     )
 
 
@@ -164,11 +209,13 @@ async def serve_http(
     data_dir: Path | None = None,
     *,
     embedded: bool = True,
+    plugins: Plugins | None = None,
+    pages: Pages | None = None,
 ) -> None:
     """Bind, open the stores (the app's lifespan), then serve until SIGINT/SIGTERM; close in order.
 
     With ``data_dir`` the server also hosts the store on its socket, as the first stdio
-    server does: stdio servers, hooks and commands on that data dir join it. An
+    server does (with ``plugins``): stdio servers, hooks and commands on that data dir join it. An
     ``embedded`` store can have one such host; with only server backends (Qdrant,
     Neo4j) a second server on the data dir serves HTTP without the socket.
     """
@@ -179,25 +226,29 @@ async def serve_http(
         lock_fd = await take_host_lock(data_dir) if embedded else try_lock(data_dir, SERVER)
     try:
         with sock:
-            await _serve(server, http, log_level, sock, None if lock_fd is None else data_dir)
+            hosting = None if lock_fd is None else data_dir
+            await _serve(server, http, log_level, sock, hosting, plugins or Plugins(), pages)
     finally:
         if lock_fd is not None:
             os.close(lock_fd)  # last: the stores are closed by now
 
 
 async def _serve(
-    server: MCPServer[Any], http: HttpSettings, log_level: str, sock: socket.socket, data_dir: Path | None
+    server: MCPServer[Any],
+    http: HttpSettings,
+    log_level: str,
+    sock: socket.socket,
+    data_dir: Path | None,
+    plugins: Plugins,
+    pages: Pages | None,
 ) -> None:
     security = transport_security(http)
     app = server.streamable_http_app(transport_security=security, host=http.host)
     running = getattr(server, "running", None)
     public: frozenset[str] = frozenset()
-    if running is not None:  # our server (not a bare SDK one): the viewer reads its open stores
-        from hybrid_memory.viewer.app import PAGE_PATH, viewer_routes
-        from hybrid_memory.viewer.source import ViewerSource
-
-        app.router.routes.extend(viewer_routes(ViewerSource(running)))
-        public = frozenset({PAGE_PATH})
+    if running is not None and pages is not None:  # our server (not a bare SDK one): pages read its stores
+        app.router.routes.extend(pages.routes(running))
+        public = pages.public
     token = http.bearer_token.get_secret_value() if http.bearer_token is not None else None
     guarded = Guard(app, security, token, public=public)
     # Our own logging (stderr) rather than uvicorn's dictConfig, whose access log goes to stdout.
@@ -206,14 +257,14 @@ async def _serve(
         if running is not None:  # the stores open (or fail, in one line) before anyone is told we listen
             state = await running()
             if data_dir is not None and socket_fits(data_dir):
-                await tg.start(serve_socket, server, state, data_dir)
+                await tg.start(serve_socket, server, state, data_dir, plugins)
         logger.info(
             "listening on http://%s:%d/mcp (bearer token %s)",
             http.host,
             http.port,
             "required" if token else "off: loopback only",
         )
-        if running is not None:
-            logger.info("memory viewer (read-only) on http://%s:%d/viewer", http.host, http.port)
+        if running is not None and pages is not None:
+            logger.info("%s on http://%s:%d%s", pages.name, http.host, http.port, pages.path)
         await Uvicorn(config).serve(sockets=[sock])
         tg.cancel_scope.cancel()

@@ -2,19 +2,22 @@
 
 Secrets: a text's secrets are redacted by the caller (its count is reported); a tag's
 secrets are redacted here (a tag is text the model chose to store); an id (thread id,
-message id) that holds a secret is refused, since an id must stay as given to stay
-stable: redacting it would merge different ids and break idempotent writes.
-NUL characters and lone surrogates are refused everywhere: no store keeps them faithfully.
+message id) that holds a secret, or that no store can keep (too long, a NUL character),
+is replaced by one derived from it: its redacted form and a digest of the whole, so the
+same id always gives the same replacement (writes stay idempotent) and two ids never
+merge. NUL characters and lone surrogates are refused in texts: no store keeps them
+faithfully.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from hybrid_memory.errors import InvalidInputError
-from hybrid_memory.service.redaction import contains_secret, redact
+from hybrid_memory.service.redaction import redact
 
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64
@@ -46,6 +49,13 @@ def text(value: str, what: str, limit: int) -> str:
     return stripped
 
 
+def text_problem(value: str, limit: int) -> str | None:
+    """Why a message's text cannot be stored (``unstorable``, ``too long``), or None when it can."""
+    if _UNSTORABLE.search(value):
+        return "unstorable"
+    return "too long" if len(value.strip()) > limit else None
+
+
 def tags(values: Sequence[str]) -> list[str]:
     """Distinct, stripped, sorted tags, secrets redacted; refused when too many, too long or unstorable."""
     clean = sorted({redact(storable(t, "A tag")).text.strip() for t in values if t.strip()})
@@ -58,18 +68,25 @@ def tags(values: Sequence[str]) -> list[str]:
 
 
 def identifier(value: str, what: str) -> str:
-    """A caller's id (thread id, ...) stripped; refused when empty, too long, unstorable or a secret."""
-    ident = storable(value, what).strip()
+    """A caller's id (thread id, ...) stripped, or the one :func:`replaced_identifier` derives from it."""
+    return replaced_identifier(value, what)[0]
+
+
+def replaced_identifier(value: str, what: str) -> tuple[str, bool]:
+    """A caller's id stripped, and whether it was replaced; refused only when empty.
+
+    An id that holds a secret, is too long or holds a character no store keeps becomes
+    ``<redacted id, cut short>~<digest>``: stable, distinct, and without the secret.
+    """
+    ident = value.strip()
     if not ident:
         raise InvalidInputError(f"{what} is empty. Pass a non-empty {what}.")
-    if len(ident) > MAX_IDENTIFIER_CHARS:
-        raise InvalidInputError(f"{what} is longer than {MAX_IDENTIFIER_CHARS} characters.")
-    if contains_secret(ident):
-        raise InvalidInputError(
-            f"{what} looks like it contains a secret (a key, token or password); "
-            "ids are stored and indexed as given, so pass an id without credentials."
-        )
-    return ident
+    cleaned = redact(ident)
+    if not cleaned.count and len(ident) <= MAX_IDENTIFIER_CHARS and not _UNSTORABLE.search(ident):
+        return ident, False
+    digest = hashlib.sha256(ident.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    readable = _UNSTORABLE.sub("", cleaned.text)[: MAX_IDENTIFIER_CHARS - len(digest) - 1]
+    return f"{readable}~{digest}", True
 
 
 def expiry(created: datetime, retention_days: float | None) -> datetime | None:

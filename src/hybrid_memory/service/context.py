@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from hybrid_memory import ranking
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError
@@ -31,6 +30,7 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
+from hybrid_memory.service import ranking
 from hybrid_memory.service._pages import pages
 from hybrid_memory.service.recall import RecallOptions
 

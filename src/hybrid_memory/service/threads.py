@@ -75,17 +75,21 @@ def _skip_reason(role: str, text: str, left_out: list[str]) -> str | None:
     return "only tool calls" if kinds <= {"tool_call", "tool_use"} else "no text"
 
 
-def _message_id(message: MessageIn, index: int, role: str, text: str, seen: dict[str, int]) -> str:
-    """The caller's message id, else one from the role and text; numbered when seen before in the call."""
-    has_id = message.id is not None and message.id.strip()
-    message_id = _validate.identifier(message.id or "", f"messages[{index}].id") if has_id else None
-    if message_id is None:
+def _message_id(
+    message: MessageIn, index: int, role: str, text: str, seen: dict[str, int]
+) -> tuple[str, bool]:
+    """The caller's message id (or the one derived from it), else one from the role and text;
+    numbered when seen before in the call; and whether the caller's id was replaced."""
+    replaced = False
+    if message.id is not None and message.id.strip():
+        message_id, replaced = _validate.replaced_identifier(message.id, f"messages[{index}].id")
+    else:
         digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
         message_id = f"h-{digest}"
     # The same id twice in one call (a repeated "ok"): keep both, distinctly.
     occurrence = seen.get(message_id, 0)
     seen[message_id] = occurrence + 1
-    return f"{message_id}#{occurrence}" if occurrence else message_id
+    return (f"{message_id}#{occurrence}" if occurrence else message_id), replaced
 
 
 def _link_in_order(planned: list[Memory]) -> list[Memory]:
@@ -121,6 +125,7 @@ class ThreadPlan:
     skipped_messages: int = 0
     skipped_blocks: int = 0
     redacted: int = 0
+    ids_replaced: int = 0
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,8 @@ class Threads:
     def prepare(self, scope: Scope, draft: ThreadDraft) -> ThreadPlan:
         """The memories :meth:`remember` would store for ``draft``: validated, redacted, chunked."""
         messages = draft.messages
-        write = ThreadPlan(thread_id=_validate.identifier(draft.thread_id, "thread_id"))
+        thread_id, replaced = _validate.replaced_identifier(draft.thread_id, "thread_id")
+        write = ThreadPlan(thread_id=thread_id, ids_replaced=int(replaced))
         if not messages:
             raise InvalidInputError(
                 "messages is empty. Pass the thread's messages as [{role, content}, ...]."
@@ -199,10 +205,15 @@ class Threads:
         skipped = write.skipped
         planned: list[Memory] = []
         seen_ids: dict[str, int] = {}
+        unstorable: tuple[int, str] | None = None
         for index, message in enumerate(messages):
             role = message.role.strip().lower()
             text, left_out = _message_text(message)
             reason = _skip_reason(role, text, left_out)
+            # One message no store can keep never costs the rest of its thread.
+            problem = None if reason else _validate.text_problem(text, self.settings.max_content_chars)
+            if problem is not None:
+                reason, unstorable = problem, unstorable or (index, text)
             if reason is not None:
                 write.skipped_messages += 1
                 skipped[reason] = skipped.get(reason, 0) + 1
@@ -210,16 +221,20 @@ class Threads:
             for part in left_out:
                 skipped[f"block:{part}"] = skipped.get(f"block:{part}", 0) + 1
             write.skipped_blocks += len(left_out)
-            text = _validate.text(text, f"messages[{index}].content", self.settings.max_content_chars)
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
-            message_id = _message_id(message, index, role, text, seen_ids)
+            message_id, replaced = _message_id(message, index, role, text, seen_ids)
+            write.ids_replaced += replaced
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
             memories = self._message_memories(scope, draft, write.thread_id, message_id, role, text, created)
             planned.extend(memories)
             write.per_message.append([m.id for m in memories])
 
+        if unstorable is not None and not planned:
+            # Nothing else to store: the caller learns what to fix rather than a count.
+            index, text = unstorable
+            _validate.text(text, f"messages[{index}].content", self.settings.max_content_chars)
         write.planned = _link_in_order(planned)
         return write
 
@@ -263,6 +278,7 @@ class Threads:
             more_ids=max(0, len(all_ids) - MAX_LISTED_IDS),
             skipped_reasons=plan.skipped,
             redacted=plan.redacted,
+            ids_replaced=plan.ids_replaced,
             evicted=evicted,
         )
 

@@ -2,7 +2,8 @@
 
 One server middleware, not a check per tool. Before a call runs, its arguments are
 walked for NUL characters and lone surrogates (no store keeps them faithfully) and the
-call is refused with one sentence. After it, an error reply is rewritten to be short:
+call is refused with one sentence (``remember_thread`` skips such a message and stores
+the rest). After it, an error reply is rewritten to be short:
 the SDK's pydantic report (one entry per bad item, each echoing the input: 2.8 MB for
 a 10,000-item list) becomes a count and the first few problems, and any long run of
 non-space characters an error echoes back (a 100,000-character id) is cut to a prefix.
@@ -26,6 +27,8 @@ SHOWN_PROBLEMS = 3
 """How many argument problems a validation error lists; the rest are counted."""
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_CHECKS_EACH_ITEM = frozenset({"remember_thread"})
+"""Tools whose service skips (and counts) an unstorable message: one must not refuse the whole thread."""
 _LONG_RUN = re.compile(rf"[^\s'\"]{{{ECHO_CHARS + 20},}}")
 _PYDANTIC_HEADER = re.compile(r"^(?P<prefix>.*?: )?(?P<count>\d+) validation errors? for \S+\n")
 _PYDANTIC_ENTRY = re.compile(r"^(?P<loc>\S[^\n]*)\n  (?P<msg>[^\n]*?)(?: \[type=[^\n]*)?$", re.MULTILINE)
@@ -99,7 +102,7 @@ async def guard_tool_calls(ctx: ServerRequestContext[Any, Any], call_next: CallN
     if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
         return await call_next(ctx)
     name = str(ctx.params.get("name", ""))
-    found = _unstorable(ctx.params.get("arguments") or {}, "")
+    found = None if name in _CHECKS_EACH_ITEM else _unstorable(ctx.params.get("arguments") or {}, "")
     if found is not None:
         return _refusal(name, *found)
     result = await call_next(ctx)

@@ -173,6 +173,7 @@ def remember_text(result: RememberResult) -> str:
         f"{result.chunks} memories written",
         _skipped(result),
         f"{result.redacted} secrets redacted" if result.redacted else None,
+        f"{result.ids_replaced} ids replaced by ones derived from them" if result.ids_replaced else None,
         f"{result.evicted} older memories evicted" if result.evicted else None,
     ]
     return "; ".join(p for p in parts if p) + "."

@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from hybrid_memory.errors import BackendUnavailableError, HybridMemoryError, InvalidInputError, NotFoundError
+from hybrid_memory.server.http import Pages
 from hybrid_memory.viewer.page import PAGE, POLICY
 from hybrid_memory.viewer.source import ViewerSource
 
@@ -112,3 +113,13 @@ def viewer_routes(source: ViewerSource) -> list[Route]:
         Route(PAGE_PATH, page, methods=["GET"]),
         *(Route(f"{API}/{name}", _api(read), methods=["GET"]) for name, read in reads.items()),
     ]
+
+
+def http_pages() -> Pages:
+    """The viewer as the HTTP server serves it beside ``/mcp``, reading that server's open stores."""
+    return Pages(
+        name="memory viewer (read-only)",
+        path=PAGE_PATH,
+        routes=lambda running: viewer_routes(ViewerSource(running)),
+        public=frozenset({PAGE_PATH}),
+    )

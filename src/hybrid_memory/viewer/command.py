@@ -24,6 +24,8 @@ from starlette.types import Receive, Scope, Send
 
 from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.exits import check_data_dir
+from hybrid_memory.host.serve import Plugins, join_or_host
+from hybrid_memory.host.wire import RETRY_S
 from hybrid_memory.server.http import Guard, Uvicorn, bind, transport_security
 from hybrid_memory.settings import HttpSettings, Settings
 from hybrid_memory.viewer.app import HEADERS, PAGE_PATH
@@ -33,12 +35,11 @@ logger = logging.getLogger(__name__)
 
 READY_WITHIN_S = 120.0
 """How long the host may take to open its stores (and its viewer socket) before we give up."""
-_RETRY_S = 0.05
 GONE = b'{"error": "The memory server this viewer read from is gone; run hybrid-memory view again."}'
 _PASSED_ON = ("content-type", *HEADERS)
 
 
-class Relay:
+class ViewerProxy:
     """ASGI: each GET under /viewer, passed to the host's viewer on its Unix socket."""
 
     def __init__(self, view_socket: Path) -> None:
@@ -87,7 +88,7 @@ async def _wait_for_viewer(path: Path) -> None:
                     f"The hybrid-memory server holding this data dir serves no viewer on {path}; "
                     "it may be an older version: restart it, then run hybrid-memory view again."
                 ) from None
-            await anyio.sleep(_RETRY_S)
+            await anyio.sleep(RETRY_S)
         else:
             await stream.aclose()
             return
@@ -107,10 +108,13 @@ class _Announcing(Uvicorn):
         print("memory viewer (read-only) running; Ctrl-C stops it", file=sys.stderr, flush=True)
 
 
-async def run_view(settings: Settings, port: int) -> None:
-    """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL."""
+async def run_view(settings: Settings, port: int, plugins: Plugins) -> None:
+    """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL.
+
+    With no host running, this process hosts the store, serving ``plugins`` like any host.
+    """
     try:
-        await _run_view(settings, port)
+        await _run_view(settings, port, plugins)
     except* StoreLockedError:
         # Another process holds the store without sharing it: an HTTP server, whose own /viewer is the way in.
         raise StoreLockedError(
@@ -120,9 +124,8 @@ async def run_view(settings: Settings, port: int) -> None:
         ) from None
 
 
-async def _run_view(settings: Settings, port: int) -> None:
+async def _run_view(settings: Settings, port: int, plugins: Plugins) -> None:
     from hybrid_memory.server import build_server
-    from hybrid_memory.server.shared import join_or_host
 
     check_data_dir(settings.data_dir)
     # One line per relayed request is noise on the terminal this runs in.
@@ -135,11 +138,11 @@ async def _run_view(settings: Settings, port: int) -> None:
         )
         token = secrets.token_urlsafe(32)
         async with anyio.create_task_group() as tg:
-            connection = await join_or_host(tg, build_server(settings), settings.data_dir)
+            connection = await join_or_host(tg, build_server(settings), settings.data_dir, plugins)
             await connection.aclose()  # only to know a host runs: the viewer has its own socket
             await _wait_for_viewer(settings.data_dir / VIEW_SOCKET_NAME)
-            relay = Relay(settings.data_dir / VIEW_SOCKET_NAME)
-            guard = Guard(relay, transport_security(http), token, public=frozenset({PAGE_PATH}))
+            proxy = ViewerProxy(settings.data_dir / VIEW_SOCKET_NAME)
+            guard = Guard(proxy, transport_security(http), token, public=frozenset({PAGE_PATH}))
             config = uvicorn.Config(guard, lifespan="off", log_config=None, log_level="warning")
             project = f"?project={settings.project}" if settings.project else ""
             url = f"http://127.0.0.1:{http.port}{PAGE_PATH}{project}#token={token}"
@@ -147,5 +150,5 @@ async def _run_view(settings: Settings, port: int) -> None:
                 await _Announcing(config, url).serve(sockets=[sock])
             finally:
                 with anyio.CancelScope(shield=True):
-                    await relay.aclose()
+                    await proxy.aclose()
                 tg.cancel_scope.cancel()  # and, when this process hosts the store, close it

@@ -1,6 +1,6 @@
 """The viewer served by a store's host on the Unix socket ``view.sock``, for ``hybrid-memory view``.
 
-A process that hosts a data dir's store for stdio servers (:mod:`hybrid_memory.server.shared`)
+A process that hosts a data dir's store for stdio servers (:mod:`hybrid_memory.host.serve`)
 listens here once its stores are open, so that ``hybrid-memory view`` can show the memory
 while a server holds it, reading through that server's own service. The web stack (uvicorn,
 starlette, the viewer's routes: tens of MB resident) is imported only when a viewer first
@@ -46,12 +46,12 @@ def _close(sock: socket.socket, path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
-async def serve_viewer_socket(data_dir: Path, running: Callable[[], Awaitable[AppContext]]) -> None:
-    """Serve the viewer on ``data_dir/view.sock`` until cancelled; called once the stores are open.
+async def serve_viewer_socket(path: Path, running: Callable[[], Awaitable[AppContext]]) -> None:
+    """Serve the viewer on ``path`` (the data dir's ``view.sock``) until cancelled; called once the
+    stores are open.
 
     A failure here is logged and ends only the viewer: the host keeps serving MCP.
     """
-    path = data_dir / VIEW_SOCKET_NAME
     try:
         sock = _listen(path)
     except OSError as exc:

@@ -82,6 +82,8 @@ class Harvest:
     entities: list[str] = field(default_factory=list)
     links: int = 0
     cues: list[Cue] = field(default_factory=list)
+    private: bool = False
+    """Drawn from private turns: the notes are private too (never exported)."""
 
 
 def stable_id(scope: Scope, *parts: str) -> str:
@@ -110,7 +112,7 @@ class Harvester:
     ) -> Harvest:
         """Notes, entities and links from ``turns`` (one remember call's memories, in order)."""
         said = [Said(m.id, m.role or "", m.text) for m in turns]
-        done = Harvest(cues=cues(said))
+        done = Harvest(cues=cues(said), private=any(m.private for m in turns))
         session = await self._session(scope, writer, thread_id, said, done)
         note_ids: dict[str, str] = {}
         for cue in done.cues:
@@ -150,9 +152,11 @@ class Harvester:
         await writer.create_link(scope, from_id=from_id, to_id=to_id, relation=relation, strength=0.8)
         done.links += 1
 
-    async def _plan(self, scope: Scope, writer: HarvestWriter, note_id: str, draft: NoteDraft) -> NotePlan:
+    async def _plan(
+        self, scope: Scope, writer: HarvestWriter, note_id: str, draft: NoteDraft, *, private: bool
+    ) -> NotePlan:
         """The note under ``note_id`` as the note use cases prepare it (redacted, embedded)."""
-        plan = (await writer.plan_note(scope, replace(draft, force=True))).plan
+        plan = (await writer.plan_note(scope, replace(draft, force=True, private=private))).plan
         return replace(
             plan,
             note=plan.note.model_copy(update={"id": note_id}),
@@ -206,7 +210,7 @@ class Harvester:
             importance=IMPORTANCE[cue.kind],
             thread_id=thread_id,
         )
-        plan = await self._plan(scope, writer, note_id, draft)
+        plan = await self._plan(scope, writer, note_id, draft, private=done.private)
         similar = await self._near(scope, plan.dense, cue.type, NEIGHBOURS)
         for old, similarity in similar:
             same = similarity >= SAME_NOTE_SIMILARITY and consolidate.same_subject(old.content, cue.content)
@@ -240,7 +244,11 @@ class Harvester:
             ]
         for old, similarity in similar:
             changed = consolidate.changed_value(old.content, plan.note.content)
-            if similarity >= consolidate.CHANGE_SIMILARITY and changed:
+            if (
+                similarity >= consolidate.CHANGE_SIMILARITY
+                and changed
+                and _same_topic(old.content, cue.content)
+            ):
                 return [old]
         return []
 
@@ -264,7 +272,9 @@ class Harvester:
                 importance=ENTITY_IMPORTANCE,
                 thread_id=thread_id,
             )
-            await writer.create_note(scope, await self._plan(scope, writer, entity_id, draft))
+            await writer.create_note(
+                scope, await self._plan(scope, writer, entity_id, draft, private=done.private)
+            )
             done.entities.append(entity_id)
             return entity_id, True
         tags = _cite(existing.tags, sources)
@@ -291,7 +301,9 @@ class Harvester:
             importance=ENTITY_IMPORTANCE,
             thread_id=thread_id,
         )
-        await writer.create_note(scope, await self._plan(scope, writer, session_id, draft))
+        await writer.create_note(
+            scope, await self._plan(scope, writer, session_id, draft, private=done.private)
+        )
         done.entities.append(session_id)
         return session_id
 
@@ -300,3 +312,16 @@ def _names(text: str, entity: Entity) -> bool:
     """Whether ``text`` names ``entity`` (a note links to the entities it speaks of)."""
     name = entity.name.lower()
     return name in text.lower()
+
+
+_GENERIC = frozenset(("use", "using", "set", "let", "make", "keep", "never", "always", "must", "should"))
+
+
+def _same_topic(old: str, new: str) -> bool:
+    """Whether two statements share a word that is neither a value nor a generic verb ("token", "billing").
+
+    "We use Postgres 16 for billing" and "We use Redis 7 for the cache" differ in values but speak
+    of two things; "Set the token TTL to 15 minutes" and "… to 30 minutes" speak of one.
+    """
+    shared = set(content_words(old)) & set(content_words(new))
+    return bool(shared - consolidate.values(old) - consolidate.values(new) - _GENERIC)

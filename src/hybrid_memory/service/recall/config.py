@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hybrid_memory import ranking
+from hybrid_memory.service import calibration, ranking
 from hybrid_memory.settings import RankingSettings
 
 ChannelName = Literal["keyword", "context", "dense", "graph", "neighbour"]
@@ -32,8 +32,8 @@ class ChannelConfig(BaseModel):
     """Calibrated fusion, unbounded scores (BM25): the raw score above ``floor`` that counts 0.5."""
 
     @property
-    def calibration(self) -> ranking.Calibration:
-        return ranking.Calibration(floor=self.floor, ceiling=self.ceiling, saturation=self.saturation)
+    def calibration(self) -> calibration.Calibration:
+        return calibration.Calibration(floor=self.floor, ceiling=self.ceiling, saturation=self.saturation)
 
     @property
     def enabled(self) -> bool:
@@ -112,7 +112,7 @@ class RecallConfig(BaseModel):
     def channel_weights(self) -> dict[str, float]:
         return {name: self.channel(name).weight for name in CHANNELS}
 
-    def calibrations(self) -> dict[str, ranking.Calibration]:
+    def calibrations(self) -> dict[str, calibration.Calibration]:
         """Per channel that scores a memory's own text, the fixed map of its raw scores to 0..1."""
         return {name: self.channel(name).calibration for name in CHANNELS if name != "neighbour"}
 

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from hybrid_memory import ranking
+from hybrid_memory.service import ranking
 
 MONTHS = {
     name: number

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 import anyio
 
-from hybrid_memory import ranking
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import MemoryKind, Neighbourhood, Walk
+from hybrid_memory.service import ranking
 from hybrid_memory.service.recall.channels import skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState, context_ids

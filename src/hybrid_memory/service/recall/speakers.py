@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from hybrid_memory import ranking
 from hybrid_memory.models import Memory, MemoryKind
+from hybrid_memory.service import ranking
 
 USER, ASSISTANT = "user", "assistant"
 

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from hybrid_memory import ranking
 from hybrid_memory.models import (
     AdjacentTurn,
     Memory,
@@ -24,6 +23,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
+from hybrid_memory.service import calibration, ranking
 from hybrid_memory.service.recall import dates, outcomes, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 
@@ -123,7 +123,7 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if config.fusion == "rrf":
         state.fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
     elif config.fusion == "calibrated":
-        state.fused = ranking.calibrated_fusion(state.channels, weights, config.calibrations())
+        state.fused = calibration.calibrated_fusion(state.channels, weights, config.calibrations())
     else:
         state.fused = ranking.score_fusion(state.channels, weights)
     if config.question_factor < 1.0:
@@ -209,10 +209,10 @@ def rank(state: RecallState, config: RecallConfig) -> None:
 
 
 def match(state: RecallState, item_id: str, scores: dict[str, float], config: RecallConfig) -> float:
-    """``ranking.match_strength`` of a candidate's own text: its share of the query's terms and its cosine."""
+    """``match_strength`` of a candidate's own text: its share of the query's terms and its cosine."""
     text = state.memories[item_id].text
-    coverage = ranking.term_coverage(state.query_terms, state.terms(text)) if state.terms else 0.0
-    return ranking.match_strength(
+    coverage = calibration.term_coverage(state.query_terms, state.terms(text)) if state.terms else 0.0
+    return calibration.match_strength(
         coverage, scores.get("dense"), config.dense.calibration if config.dense.enabled else None
     )
 

@@ -14,6 +14,9 @@ Each secret is replaced by ``[REDACTED:<kind>]`` and counted once. Three nets, i
    (``docker login -p``, ``mysql -pX``, ``curl -u user:X``, ``.netrc``).
 3. **Sentences** (:mod:`.prose`): a password written in prose ("my password is
    hunter2", "use X as the password", "Passwort ist X").
+4. **Context** (:mod:`.context`): a generated-looking value in a line or sentence that
+   names a secret, token, password or key, or beside a key id already redacted ("the
+   AWS pair (AKIA... / wJalr...)").
 
 Nothing else: a long random-looking string on its own (a git SHA, a hash, base64 image
 data) is not a secret by itself, and redacting it would cost real memories.
@@ -28,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from hybrid_memory.service.redaction.assignments import redact_assignments
+from hybrid_memory.service.redaction.context import redact_context
 from hybrid_memory.service.redaction.prose import redact_prose
 from hybrid_memory.service.redaction.shapes import redact_shapes
 from hybrid_memory.service.redaction.values import (
@@ -61,6 +65,7 @@ def redact(text: str) -> Redacted:
     text = _AUTH_HEADER.sub(lambda m: _auth(m, mark), text)
     text = redact_assignments(text, mark)
     text = redact_prose(text, mark)
+    text = redact_context(text, mark)
     return Redacted(text=text, count=mark.count)
 
 

@@ -75,7 +75,9 @@ _SENTENCES = (
     (re.compile(rf"(?i)\bpass[ \t]*[:=][ \t]*{_VALUE}"), True),
     # "creds: admin/hunter2", "credentials are root:toor"
     (
-        re.compile(r"(?i)\bcred(?:s|entials)?\s*(?:[:=]|\s+(?:are|is))\s+[^\s/:]+[/:](?P<value>[^\s,;]{3,})"),
+        re.compile(
+            r"(?i)\bcred(?:s|entials)?\s*(?:[:=]|\s+(?:are|is))\s+(?!\[REDACTED)[^\s/:]+[/:](?P<value>[^\s,;]{3,})"
+        ),
         True,
     ),
 )

@@ -195,7 +195,10 @@ _CREDENTIAL_FIELDS = re.compile(
     r'"(?:private_key|client_secret|refresh_token|password|secret_access_key|datakey|auths|token)"'
     r"|PRIVATE KEY-----"
 )
-_CARD = re.compile(r"(?<![\d.-])(?:\d[ -]?){12,18}\d(?![\d.-])")
+_CARD = re.compile(r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])")
+"""13 to 19 digits, alone: not a piece of a UUID, a hex digest or a longer alphanumeric run."""
+_UUID_GROUPS = (8, 4, 4, 4, 12)
+"""How a UUID groups its digits; a card is grouped 4-4-4-4 or 4-6-5, never 8-4-4."""
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[068]|35|6011|65|64[4-9]|62")
 
 Mark = Callable[[str], str]
@@ -244,6 +247,9 @@ def _luhn(digits: str) -> bool:
 
 
 def _card(match: re.Match[str], mark: Mark) -> str:
+    groups = tuple(len(g) for g in match.group(0).split("-"))
+    if len(groups) > 1 and groups == _UUID_GROUPS[: len(groups)]:
+        return match.group(0)
     digits = re.sub(r"[ -]", "", match.group(0))
     if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn(digits) and len(set(digits)) > 1:
         return mark("card_number")

@@ -1,4 +1,9 @@
-"""The command call on the host's socket: one JSON-RPC request, stderr notifications, one answer.
+"""The host's socket, as both ends speak it: framing, bounds, intervals, and the command call.
+
+Every message is one line of JSON-RPC (newline-delimited, as on stdio). Most connections
+carry an MCP session; the others carry a command call.
+
+The command call: one JSON-RPC request, stderr notifications, one answer.
 
 A command connects to ``serve.sock`` like a joining server, but instead of an MCP
 session it sends a single request with :data:`METHOD`: the command's name, its scope
@@ -11,22 +16,36 @@ Kept free of ``mcp`` and of the stores: the joining side imports only this.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+"""The largest single message on the socket (a remember_thread of a whole long session)."""
+JOIN_TIMEOUT_S = 60.0
+"""How long a client waits for a host that holds the lock (opening its stores) to answer on its socket."""
+RETRY_S = 0.05
+"""How often a client waiting for a host tries its socket (and the lock) again."""
+DRAIN_S = 30.0
+"""How long a relay whose client closed its side still waits for the answers in flight."""
+REPLAY_ID_PREFIX = "hybrid-memory-rejoin-"
+"""The id prefix of a relay's replayed ``initialize``, whose answer the client must not see twice."""
+
+STOP = "hybrid-memory/stop"
+"""Asks the host to stop as SIGTERM would; it answers ``{"pid": <its pid>}`` first."""
 METHOD = "hybrid-memory/command"
 STDERR = "hybrid-memory/stderr"
 COMMAND_ERROR = -32000
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
+    """A command's outcome (a NamedTuple: ``dataclasses`` would cost a hook a tenth of its imports)."""
+
     stdout: str
     """What the command prints on stdout, exactly (newlines included)."""
     code: int = 0
 
 
 def line(message: dict[str, Any]) -> bytes:
+    """``message`` framed: compact JSON and a newline."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
@@ -35,15 +54,14 @@ def request(command: str, scope: dict[str, str | None], args: dict[str, Any], *,
     return line({"jsonrpc": "2.0", "id": 1, "method": METHOD, "params": params})
 
 
-def is_request(first_line: bytes) -> bool:
-    """Whether a connection's first line is a command call rather than an MCP client's ``initialize``."""
-    if METHOD.encode() not in first_line:
-        return False
+def method_of(first_line: bytes) -> str | None:
+    """The method a connection's first line requests (an MCP client's: ``initialize``); None if none."""
     try:
         message = json.loads(first_line)
     except ValueError:
-        return False
-    return isinstance(message, dict) and message.get("method") == METHOD
+        return None
+    method = message.get("method") if isinstance(message, dict) else None
+    return method if isinstance(method, str) else None
 
 
 def stderr_note(text: str) -> bytes:

@@ -39,14 +39,23 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     imp.set_defaults(project=None)
 
 
+def _is_subagent(path: Path) -> bool:
+    """A sub-agent's transcript (``agent-*.jsonl``, ``<session>/subagents/``): its parent's tool work."""
+    return path.name.startswith("agent-") or path.parent.name == "subagents"
+
+
 def _transcripts(paths: list[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
-            yield from sorted(path.glob("*.jsonl"))
+            yield from sorted(path.rglob("*.jsonl"))
         elif path.is_file():
             yield path
         else:
             raise FileNotFoundError(f"{path} is neither a transcript file nor a directory of them")
+
+
+def _counts(skipped: dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -60,7 +69,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     config = HookConfig.from_env()._replace(data_dir=settings.data_dir, timeout_s=120.0)
     sessions = stored = unchanged = 0
+    skipped: dict[str, int] = {}
+    subagents: list[Path] = []
     for transcript in _transcripts(args.paths):
+        if _is_subagent(transcript):
+            subagents.append(transcript)
+            continue
         whole = read_from(transcript, 0)
         if whole.cwd is None:
             print(f"skipped {transcript}: no message with a working directory", file=sys.stderr)
@@ -71,7 +85,21 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         sessions += 1
         stored += done.stored
         unchanged += done.unchanged
-        print(f"{session}: {done.messages} messages ({done.stored} stored) from {whole.cwd}", file=sys.stderr)
+        for kind, n in done.skipped.items():
+            skipped[kind] = skipped.get(kind, 0) + n
+        lines = f"; lines skipped: {_counts(done.skipped)}" if done.skipped else ""
+        print(
+            f"{session}: {done.messages} messages ({done.stored} stored) from {whole.cwd}{lines}",
+            file=sys.stderr,
+        )
+    if subagents:
+        print(
+            f"skipped {len(subagents)} sub-agent transcripts (agent-*.jsonl): their work is the parent "
+            "session's tool use, remembered through what the parent session says",
+            file=sys.stderr,
+        )
     # A client-side command: its summary belongs on stdout.
     print(f"imported {sessions} sessions: {stored} messages stored, {unchanged} already remembered")
+    if skipped:
+        print(f"lines that were no message, skipped: {_counts(skipped)}")
     return 0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
-from hybrid_memory.commands.wire import Reply
+from hybrid_memory.host.wire import Reply
 from hybrid_memory.models import Scope
 from hybrid_memory.settings import Settings
 
@@ -54,6 +54,11 @@ Body = Callable[[Target, Mapping[str, Any]], Awaitable[Reply]]
 
 
 async def stats(target: Target, args: Mapping[str, Any]) -> Reply:
+    from hybrid_memory.integrations.pending import notice
+
+    waiting = notice(target.settings.data_dir)  # captures that failed and wait: a person should know
+    if waiting:
+        print(waiting, file=target.stderr)
     async with target.open() as service:
         return Reply((await service.stats(target.scope)).model_dump_json(indent=2) + "\n")
 

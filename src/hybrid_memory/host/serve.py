@@ -8,30 +8,32 @@ server to find no host becomes it, in-process, and relays to itself like any oth
 
 Each connection is its own MCP session on the host, so a client's roots (its project),
 sampling and logging stay its own, exactly as with a server of its own. A connection
-whose first line is a command call (:mod:`hybrid_memory.commands.wire`) is instead a
-``hybrid-memory stats``/``export``/... run on the host's open stores. An HTTP server
-hosts the same socket (:func:`serve_socket`), so stdio servers and commands join it too.
-Every host also serves the read-only memory viewer on ``view.sock``
-(:mod:`hybrid_memory.viewer.hosted`), which ``hybrid-memory view`` puts on loopback.
+whose first line requests a method plugged in (:class:`Plugins`: the command call of
+:mod:`hybrid_memory.host.wire`, a ``hybrid-memory stats``/``export``/... run on the
+host's open stores) is answered by that plugin instead; one that requests
+:data:`~hybrid_memory.host.wire.STOP` stops the host (``hybrid-memory stop``). Each
+socket plugged in (the read-only viewer's ``view.sock``) is served beside ``serve.sock``
+once the stores are open. An HTTP server hosts the same socket (:func:`serve_socket`),
+so stdio servers and commands join it too.
 
 When the host exits (its own client left, or it was killed) every relay sees its
 connection end; one of them takes ``serve.lock`` and hosts, the others connect to it,
 and each replays its client's handshake and the requests still unanswered
-(:mod:`hybrid_memory.server.relay`), so a client sees no failed call.
+(:mod:`hybrid_memory.host.relay`), so a client sees no failed call.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
+import contextlib
 import logging
 import os
 import signal
-import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -40,23 +42,36 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.runner import serve_dual_era_loop
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from hybrid_memory import hostlock
-from hybrid_memory.commands.wire import is_request as is_command
-from hybrid_memory.errors import BackendError, StoreLockedError
-from hybrid_memory.hosting import start_headless_host
-from hybrid_memory.server.relay import MAX_MESSAGE_BYTES, Relay
-from hybrid_memory.server.stdin import StdinLines, claimed_stdin
+from hybrid_memory.errors import StoreLockedError
+from hybrid_memory.host import lock
+from hybrid_memory.host.start import HostWait
+from hybrid_memory.host.wire import MAX_MESSAGE_BYTES, RETRY_S, STOP, line, method_of
 
 logger = logging.getLogger(__name__)
 
-SOCKET_NAME = hostlock.SOCKET_NAME
-HOST_LOCK_NAME = hostlock.HOST_LOCK_NAME
-JOIN_TIMEOUT_S = 60.0
-"""How long a server waits for another that is opening the stores to start listening."""
-_RETRY_S = 0.05
+CallHandler = Callable[[bytes, anyio.abc.ByteStream, Any], Awaitable[None]]
+"""Answers a connection whose first line is a request for its method: (that line, the connection, the
+lifespan's state); the host closes the connection after."""
+SocketHandler = Callable[[Path, Callable[[], Awaitable[Any]]], Awaitable[None]]
+"""Serves a socket of its own in the data dir (its path; a call that waits for the open stores) until
+cancelled; started once the stores are open."""
+
+
+@dataclass(frozen=True)
+class Plugins:
+    """What a host serves beside MCP, plugged in at start-up: the host imports none of it."""
+
+    calls: Mapping[str, CallHandler] = field(default_factory=dict)
+    """A JSON-RPC method -> the handler of a connection whose first line requests it."""
+    sockets: Mapping[str, SocketHandler] = field(default_factory=dict)
+    """A socket's file name in the data dir -> what serves it."""
+
+
+def quiet_cancelled_socket_waits() -> None:
+    """Drop asyncio's harmless report of a socket read woken after anyio cancelled it (see below)."""
+    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
 
 
 class _CancelledSocketWait(logging.Filter):
@@ -72,101 +87,45 @@ class _CancelledSocketWait(logging.Filter):
         return not (isinstance(exc, asyncio.InvalidStateError) and "Future.set_result" in record.getMessage())
 
 
-async def serve_stdio(server: MCPServer[Any], data_dir: Path, *, detached_host: bool = False) -> None:
-    """Serve this process's stdio client through the data dir's host, hosting when there is none.
-
-    With ``detached_host`` it starts a headless host instead of hosting in-process, so the
-    store stays open after this client leaves (what the Claude Code plugin wants: the next
-    session and its hooks find it warm).
-    """
-    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
-    if not hostlock.socket_fits(data_dir):  # the data dir exists: the command checked it
-        raise BackendError(
-            f"The data dir path {data_dir} is too long for its Unix socket ({SOCKET_NAME}); "
-            "set HYBRID_MEMORY_DATA_DIR to a shorter path."
-        )
-    with claimed_stdin() as wire:
-        await _relay_stdio(server, data_dir, StdinLines(wire), detached_host=detached_host)
-
-
-async def _relay_stdio(
-    server: MCPServer[Any], data_dir: Path, stdin: StdinLines, *, detached_host: bool
-) -> None:
-    # The SDK reads its stdin only with ``async for``, which StdinLines provides.
-    async with (
-        stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (client_in, client_out),
-        anyio.create_task_group() as tg,
-    ):
-
-        async def connect() -> anyio.abc.ByteStream:
-            return await join_or_host(tg, server, data_dir, detached_host=detached_host)
-
-        tg.start_soon(_stop_on_sigterm, stdin)
-        try:
-            await Relay(client_in, client_out).run(connect)
-        finally:
-            tg.cancel_scope.cancel()
-            # The SDK's stdio transport ends only once its write stream is closed: without this
-            # the process would outlive its client's EOF.
-            await client_out.aclose()
-
-
-async def _stop_on_sigterm(stdin: StdinLines) -> None:
-    """SIGTERM ends the server as a closed stdin does: what is in flight is answered, the stores close.
-
-    A second SIGTERM finds the default handler back and ends the process at once.
-    """
-    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
-            logger.info("SIGTERM: answering what is in flight, then exiting")
-            stdin.close()
-            return
-
-
 async def join_or_host(
-    tg: anyio.abc.TaskGroup, server: MCPServer[Any], data_dir: Path, *, detached_host: bool = False
+    tg: anyio.abc.TaskGroup,
+    server: MCPServer[Any],
+    data_dir: Path,
+    plugins: Plugins,
+    *,
+    detached_host: bool = False,
 ) -> anyio.abc.ByteStream:
     """A connection to the data dir's host; with none, ``server`` becomes it in ``tg`` (until cancelled)."""
-    socket_path = data_dir / SOCKET_NAME
-    deadline = time.monotonic() + JOIN_TIMEOUT_S
-    started = told = False
+
+    def fail(reason: str) -> StoreLockedError:
+        return StoreLockedError(f"{reason}; stop it, or set HYBRID_MEMORY_DATA_DIR to another directory.")
+
+    def waiting_for(command: str) -> None:
+        logger.info("waiting for %s to finish with the store", command)
+
+    holder = None if detached_host else lock.SERVER
+    wait = HostWait(data_dir, fail, start=detached_host, holder=holder, waiting_for=waiting_for)
     while True:
-        try:
-            return await anyio.connect_unix(socket_path)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
-                raise
-        if detached_host and not started:
-            start_headless_host(data_dir, dict(os.environ))
-            started = True
-        lock_fd = None if detached_host else hostlock.try_lock(data_dir, hostlock.SERVER)
-        if lock_fd is not None:
-            await tg.start(_host, server, data_dir, lock_fd)
-            return await anyio.connect_unix(socket_path)
-        command = hostlock.command_holding(data_dir)
-        if command is not None:
-            # A command opened the store itself (no server was running): ours once it is done.
-            if not told:
-                logger.info("waiting for %s to finish with the store", command)
-                told = True
-            deadline = time.monotonic() + JOIN_TIMEOUT_S
-        elif time.monotonic() > deadline:
-            raise StoreLockedError(
-                f"Another hybrid-memory server holds {data_dir / HOST_LOCK_NAME} but has not answered "
-                f"on {socket_path} for {JOIN_TIMEOUT_S:g} s; stop it, or set HYBRID_MEMORY_DATA_DIR "
-                "to another directory."
-            )
-        await anyio.sleep(_RETRY_S)
+        got = wait.attempt()
+        if got is not None:
+            break
+        await anyio.sleep(RETRY_S)
+    if isinstance(got, int):
+        await tg.start(_host, server, data_dir, plugins, got)
+        return await anyio.connect_unix(lock.socket_path(data_dir))
+    return await anyio.abc.UNIXSocketStream.from_socket(got)
 
 
-async def serve_headless(server: MCPServer[Any], data_dir: Path, idle_exit_s: float) -> None:
+async def serve_headless(
+    server: MCPServer[Any], data_dir: Path, plugins: Plugins, idle_exit_s: float
+) -> None:
     """Host the data dir's store with no client of its own, until no one has connected for ``idle_exit_s``.
 
     What a hook starts when it finds no host: later servers, hooks and commands join it
     like any host. Returns at once when another process already hosts.
     """
-    logging.getLogger("asyncio").addFilter(_CancelledSocketWait())
-    lock_fd = hostlock.try_lock(data_dir, hostlock.SERVER)
+    quiet_cancelled_socket_waits()
+    lock_fd = lock.try_lock(data_dir, lock.SERVER)
     if lock_fd is None:
         logger.info("another process already hosts the memory store in %s", data_dir)
         return
@@ -182,7 +141,7 @@ async def serve_headless(server: MCPServer[Any], data_dir: Path, idle_exit_s: fl
                     return
 
         tg.start_soon(stop_on_signal)
-        await _host(server, data_dir, lock_fd, idle_exit_s=idle_exit_s)
+        await _host(server, data_dir, plugins, lock_fd, idle_exit_s=idle_exit_s)
         tg.cancel_scope.cancel()
 
 
@@ -226,6 +185,7 @@ class _IdleExit:
 async def _host(
     server: MCPServer[Any],
     data_dir: Path,
+    plugins: Plugins,
     lock_fd: int,
     *,
     idle_exit_s: float | None = None,
@@ -240,25 +200,26 @@ async def _host(
     lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
     try:
         async with lowlevel.lifespan(lowlevel) as state:
-            await serve_socket(server, state, data_dir, idle_exit_s=idle_exit_s, task_status=task_status)
+            await serve_socket(
+                server, state, data_dir, plugins, idle_exit_s=idle_exit_s, task_status=task_status
+            )
     finally:
         os.close(lock_fd)
 
 
-async def _serve_viewer(data_dir: Path, running: Any) -> None:
+async def _serve_plugged_socket(path: Path, handler: SocketHandler, running: Any) -> None:
     try:
         await running()
     except Exception:
         return  # the stores could not open: the server stops and says why, in one line of its own
-    from hybrid_memory.viewer.hosted import serve_viewer_socket
-
-    await serve_viewer_socket(data_dir, running)
+    await handler(path, running)
 
 
 async def serve_socket(
     server: MCPServer[Any],
     state: Any,
     data_dir: Path,
+    plugins: Plugins,
     *,
     idle_exit_s: float | None = None,
     task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
@@ -269,23 +230,26 @@ async def serve_socket(
     The caller holds the host lock: any socket file left there is a dead host's.
     """
     lowlevel: Server[Any] = server._lowlevel_server
-    socket_path = data_dir / SOCKET_NAME
+    socket_path = lock.socket_path(data_dir)
     socket_path.unlink(missing_ok=True)
     listener = await anyio.create_unix_listener(socket_path, mode=0o600)
     logger.debug("hosting the memory store for every server and command on %s", socket_path)
     task_status.started()
     async with listener, anyio.create_task_group() as tg:
         running = getattr(server, "running", None)
-        if running is not None:  # the viewer, for `hybrid-memory view`, once the stores are open
-            tg.start_soon(_serve_viewer, data_dir, running)
+        if (
+            running is not None
+        ):  # our server (not a bare SDK one): its plugged sockets, once the stores are open
+            for name, handler in plugins.sockets.items():
+                tg.start_soon(_serve_plugged_socket, data_dir / name, handler, running)
         idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
 
         async def session(stream: anyio.abc.SocketStream) -> None:
             if idle is None:
-                await _serve_session(lowlevel, state, stream)
+                await _serve_session(lowlevel, state, plugins, stream)
                 return
             with idle.busy():
-                await _serve_session(lowlevel, state, stream)
+                await _serve_session(lowlevel, state, plugins, stream)
 
         if idle is not None:
             tg.start_soon(idle.watch)
@@ -294,38 +258,53 @@ async def serve_socket(
 
 async def take_host_lock(data_dir: Path) -> int:
     """The host lock for a server that cannot join another (HTTP); waits while a command holds it."""
-    told = False
+
+    def fail(reason: str) -> StoreLockedError:
+        return StoreLockedError(
+            f"{reason}; stop it before serving HTTP here, or pass --data-dir (HYBRID_MEMORY_DATA_DIR) "
+            "for another store."
+        )
+
+    def waiting_for(command: str) -> None:
+        logger.info("waiting for %s to finish with the store", command)
+
+    wait = HostWait(data_dir, fail, join=False, holder=lock.SERVER, timeout_s=0, waiting_for=waiting_for)
     while True:
-        lock_fd = hostlock.try_lock(data_dir, hostlock.SERVER)
-        if lock_fd is not None:
-            return lock_fd
-        command = hostlock.command_holding(data_dir)
-        if command is None:
-            raise StoreLockedError(
-                f"Another hybrid-memory server already holds the store in {data_dir} (it holds "
-                f"{data_dir / HOST_LOCK_NAME}); stop it before serving HTTP here, or pass --data-dir "
-                "(HYBRID_MEMORY_DATA_DIR) for another store."
-            )
-        if not told:
-            logger.info("waiting for %s to finish with the store", command)
-            told = True
-        await anyio.sleep(_RETRY_S)
+        fd = wait.attempt()
+        if fd is not None:
+            assert isinstance(fd, int)  # it never joins
+            return fd
+        await anyio.sleep(RETRY_S)
 
 
-async def _serve_session(lowlevel: Server[Any], state: Any, stream: anyio.abc.SocketStream) -> None:
-    """One connection: a relay's (or a hook's) MCP session, or a command's call (its first line says)."""
+async def _serve_session(
+    lowlevel: Server[Any], state: Any, plugins: Plugins, stream: anyio.abc.SocketStream
+) -> None:
+    """One connection: a relay's (or a hook's) MCP session, or a plugged call (its first line says)."""
     buffered = BufferedByteReceiveStream(stream)
     async with stream:
         try:
             first = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
             return
-        if is_command(first):
-            from hybrid_memory.commands.host import serve_command  # only when a command joins
-
-            await serve_command(first, stream, state)
+        method = method_of(first)
+        if method == STOP:
+            await _stop(stream)
+            return
+        handler = plugins.calls.get(method or "")
+        if handler is not None:
+            await handler(first, stream, state)
             return
         await _serve_mcp(lowlevel, state, stream, buffered, first)
+
+
+async def _stop(stream: anyio.abc.SocketStream) -> None:
+    """``hybrid-memory stop``: answer with our pid, then stop as SIGTERM stops this process (every kind of
+    host handles it: what is in flight is answered, the stores close, the lock is released last)."""
+    logger.info("asked to stop by hybrid-memory stop")
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await stream.send(line({"jsonrpc": "2.0", "id": 1, "result": {"pid": os.getpid()}}))
+    signal.raise_signal(signal.SIGTERM)
 
 
 async def _serve_mcp(

@@ -11,8 +11,8 @@ from typing import Any, TextIO, cast
 import anyio
 import anyio.abc
 
-from hybrid_memory.commands import wire
-from hybrid_memory.commands.bodies import BODIES, Target
+from hybrid_memory.commands.handlers import BODIES, Target
+from hybrid_memory.host import wire
 from hybrid_memory.tools.context import AppContext
 
 logger = logging.getLogger(__name__)

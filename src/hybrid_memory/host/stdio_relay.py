@@ -3,42 +3,37 @@
 The plugin's MCP server never hosts the store itself (a headless host does, and outlives
 the session), so it needs none of the server's stack: this relay starts in the time
 Python starts, where importing the MCP SDK and the server took a second or more before
-Claude Code got its first answer. It keeps the guarantees of
-:mod:`hybrid_memory.server.relay`: the client's handshake and unanswered requests are
-replayed to the next host when the connection ends, and answers still in flight when
-the client closes its side are delivered (within :data:`DRAIN_S`).
+Claude Code got its first answer. It drives the relay's state (:mod:`.relay`) with two
+threads: the client's handshake and unanswered requests are replayed to the next host
+when the connection ends, and answers still in flight when the client closes its side
+are delivered (within :data:`~hybrid_memory.host.wire.DRAIN_S`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from hybrid_memory.integrations.host_client import HostError, open_socket
-
-DRAIN_S = 30.0
-"""As in :mod:`hybrid_memory.server.relay`: how long answers in flight are awaited once the client left."""
-JOIN_TIMEOUT_S = 60.0
-_REPLAY_ID_PREFIX = "hybrid-memory-rejoin-"
+from hybrid_memory.host.client import HostError, open_socket
+from hybrid_memory.host.relay import RelayState
+from hybrid_memory.host.wire import DRAIN_S, JOIN_TIMEOUT_S
 
 
-class StdioRelay:
+class ThreadedRelay:
+    """The client's lines to the host from the calling thread, the host's to the client from another."""
+
     def __init__(self, data_dir: Path, client_in: IO[bytes], client_out: IO[bytes]) -> None:
         self._data_dir = data_dir
         self._in = client_in
         self._out = client_out
         self._lock = threading.Condition()
-        self._handshake: list[dict[str, Any]] = []
-        self._pending: dict[Any, bytes] = {}
-        self._replays = 0
-        self._client_gone = False
+        self._state = RelayState()
         self._sock = open_socket(data_dir, JOIN_TIMEOUT_S)
 
     def run(self) -> None:
@@ -46,26 +41,19 @@ class StdioRelay:
         for line in self._in:
             self._from_client(line)
         with self._lock:
-            self._client_gone = True
+            self._state.client_gone = True
             deadline = time.monotonic() + DRAIN_S
-            while self._pending and time.monotonic() < deadline:
+            while self._state.pending and time.monotonic() < deadline:
                 self._lock.wait(deadline - time.monotonic())
         self._sock.close()
 
     def _from_client(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
+        with self._lock:
+            data = self._state.to_host(line)
+            sock = self._sock
+        if data is None:
             print("hybrid-memory: dropped a malformed message from the client", file=sys.stderr)
             return
-        data = line.rstrip(b"\r\n") + b"\n"
-        with self._lock:
-            if isinstance(message, dict) and "method" in message:
-                if "id" in message:
-                    self._pending[message["id"]] = data
-                if message["method"] in ("initialize", "notifications/initialized"):
-                    self._handshake.append(message)
-            sock = self._sock
         with contextlib.suppress(OSError):  # a request stays pending: re-sent to the next host
             sock.sendall(data)
 
@@ -87,41 +75,31 @@ class StdioRelay:
                 self._to_client(line)
 
     def _to_client(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
+        with self._lock:
+            out = self._state.to_client(line)
+        if out is None:
             return
-        answer_id = message.get("id") if isinstance(message, dict) and "method" not in message else None
-        if isinstance(answer_id, str) and answer_id.startswith(_REPLAY_ID_PREFIX):
-            return  # the host's answer to a replayed handshake: the client has its own already
-        self._out.write(line + b"\n")
+        self._out.write(out.line)
         self._out.flush()
-        if answer_id is not None:
-            with self._lock:
-                self._pending.pop(answer_id, None)
-                self._lock.notify_all()
+        with self._lock:
+            self._state.delivered(out.answers)
+            self._lock.notify_all()
 
     def _rejoin(self) -> bool:
         """Connect to the next host and replay; False when the client has left and nothing is pending."""
         with self._lock:
-            if self._client_gone and not self._pending:
+            if self._state.done:
                 return False
             print("hybrid-memory: the shared memory server went away; joining the next one", file=sys.stderr)
             try:
                 self._sock = open_socket(self._data_dir, JOIN_TIMEOUT_S)
             except HostError as exc:
                 print(f"hybrid-memory: {exc}", file=sys.stderr)
-                self._client_gone = True
-                self._pending.clear()
+                self._state.abandon()
                 self._lock.notify_all()
                 return False
             try:
-                for message in self._handshake:
-                    if "id" in message:
-                        self._replays += 1
-                        message = {**message, "id": f"{_REPLAY_ID_PREFIX}{self._replays}"}
-                    self._sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-                for data in list(self._pending.values()):
+                for data in self._state.replay():
                     self._sock.sendall(data)
             except OSError:
                 pass  # that host went too: the next read fails and joins the one after
@@ -135,7 +113,7 @@ def serve_relay(data_dir: Path) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: os._exit(0))
     try:
-        relay = StdioRelay(data_dir, sys.stdin.buffer, sys.stdout.buffer)
+        relay = ThreadedRelay(data_dir, sys.stdin.buffer, sys.stdout.buffer)
     except HostError as exc:
         print(f"hybrid-memory: {exc}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 """A light MCP client of the running host over its Unix socket, for hooks that must answer fast.
 
-The host (:mod:`hybrid_memory.server.shared`) serves MCP on ``serve.sock`` in the data dir,
+The host (:mod:`hybrid_memory.host.serve`) serves MCP on ``serve.sock`` in the data dir,
 newline-delimited JSON-RPC, one session per connection. A hook needs three calls at
 most, so this speaks the protocol with the standard library alone: importing the MCP
 SDK, pydantic and the models would cost more than the whole call.
@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import time
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory import __version__, hostlock
-from hybrid_memory.hosting import HOST_LOG, start_headless_host
+from hybrid_memory import __version__
+from hybrid_memory.host.start import HOST_LOG, HostWait
+from hybrid_memory.host.wire import RETRY_S, line
 from hybrid_memory.projects import root_uri
 
 PROTOCOL_VERSION = "2025-06-18"
-_POLL_S = 0.05
 
 
 class HostError(Exception):
@@ -112,7 +111,7 @@ class HostClient:
 
     def _send(self, message: dict[str, Any]) -> None:
         try:
-            self._sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self._sock.sendall(line(message))
         except OSError as exc:
             raise HostError(f"{self._closed}: {exc}") from exc
 
@@ -131,31 +130,19 @@ class HostClient:
             if not chunk:
                 raise HostError(self._closed)
             self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        message = json.loads(line)
+        data, self._buffer = self._buffer.split(b"\n", 1)
+        message = json.loads(data)
         return message if isinstance(message, dict) else {}
 
 
 def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
     """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
     or, with ``start=False``, waited for."""
-    deadline = time.monotonic() + timeout_s
-    started = False
-    while True:
-        try:
-            sock = hostlock.connect(data_dir)
-        except OSError as exc:
-            raise HostError(f"cannot connect to the memory host on {data_dir}: {exc}") from exc
-        if sock is not None:
-            return sock
-        if start and not started:
-            start_headless_host(data_dir, dict(os.environ))
-            started = True
-        if time.monotonic() > deadline:
-            if not start:
-                raise HostError(f"no memory host answered on {data_dir} within {timeout_s:g} s")
-            raise HostError(f"the memory host on {data_dir} did not start within {timeout_s:g} s")
-        time.sleep(_POLL_S)
+    wait = HostWait(data_dir, HostError, start=start, timeout_s=timeout_s)
+    while (sock := wait.attempt()) is None:
+        time.sleep(RETRY_S)
+    assert isinstance(sock, socket.socket)  # no holder: it never takes the lock
+    return sock
 
 
 def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:

@@ -14,12 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory import hostlock
-from hybrid_memory.commands import wire
-
-JOIN_TIMEOUT_S = 60.0
-"""How long a command waits for a server that holds the lock to start answering on its socket."""
-_RETRY_S = 0.05
+from hybrid_memory.host import lock, wire
+from hybrid_memory.host.start import HostWait
+from hybrid_memory.host.wire import RETRY_S
 
 
 class HostLeft(Exception):
@@ -32,38 +29,22 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
     Waits while a server that holds the lock opens its stores (bounded) and while another
     command holds it (as long as that command runs).
     """
+    from hybrid_memory.errors import StoreLockedError
+
+    def fail(reason: str) -> StoreLockedError:
+        return StoreLockedError(
+            f"{reason}; stop it, or pass --data-dir (HYBRID_MEMORY_DATA_DIR) for another store "
+            "(a shorter path when it is too long)."
+        )
+
+    def waiting_for(other: str) -> None:
+        print(f"hybrid-memory: waiting for {other} to finish with the store", file=sys.stderr)
+
     data_dir.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + JOIN_TIMEOUT_S
-    told = False
-    while True:
-        sock = hostlock.connect(data_dir)
-        if sock is not None:
-            return sock
-        fd = hostlock.try_lock(data_dir, hostlock.COMMAND, command)
-        if fd is not None:
-            return fd
-        other = hostlock.command_holding(data_dir)
-        if other is not None:
-            deadline = time.monotonic() + JOIN_TIMEOUT_S
-            if not told:
-                print(f"hybrid-memory: waiting for {other} to finish with the store", file=sys.stderr)
-                told = True
-        elif not hostlock.socket_fits(data_dir):
-            from hybrid_memory.errors import StoreLockedError
-
-            raise StoreLockedError(
-                f"A hybrid-memory server holds the store in {data_dir}, whose path is too long for a "
-                "socket to join it by; stop the server, or set HYBRID_MEMORY_DATA_DIR to a shorter path."
-            )
-        elif time.monotonic() > deadline:
-            from hybrid_memory.errors import StoreLockedError
-
-            raise StoreLockedError(
-                f"Another hybrid-memory server holds {data_dir / hostlock.HOST_LOCK_NAME} but has not "
-                f"answered on {hostlock.socket_path(data_dir)} for {JOIN_TIMEOUT_S:g} s; stop it, or "
-                "pass --data-dir (HYBRID_MEMORY_DATA_DIR) for another store."
-            )
-        time.sleep(_RETRY_S)
+    wait = HostWait(data_dir, fail, holder=lock.COMMAND, what=command, waiting_for=waiting_for)
+    while (held := wait.attempt()) is None:
+        time.sleep(RETRY_S)
+    return held
 
 
 def call(sock: socket.socket, command: str, scope: dict[str, str | None], args: dict[str, Any]) -> wire.Reply:

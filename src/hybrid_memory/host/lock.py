@@ -22,8 +22,29 @@ COMMAND = "command"
 SERVER = "server"
 
 
+def default_data_dir() -> Path:
+    """Where the data lives when nothing says otherwise: the user data directory."""
+    import platformdirs  # light; only when the data dir is not set
+
+    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
+
+
+def data_dir_from_env(flag: Path | None = None) -> Path:
+    """The data dir as the settings read it, with the standard library (for hooks and joining commands):
+    ``flag`` (``--data-dir``), else ``HYBRID_MEMORY_DATA_DIR`` (its name in any case), else the default."""
+    if flag is not None:
+        return flag
+    env = {name.upper(): value.strip() for name, value in os.environ.items()}
+    named = env.get("HYBRID_MEMORY_DATA_DIR")
+    return Path(named).expanduser() if named else default_data_dir()
+
+
 def socket_path(data_dir: Path) -> Path:
     return data_dir / SOCKET_NAME
+
+
+def lock_path(data_dir: Path) -> Path:
+    return data_dir / HOST_LOCK_NAME
 
 
 def socket_fits(data_dir: Path) -> bool:
@@ -47,7 +68,7 @@ def connect(data_dir: Path) -> socket.socket | None:
 
 def try_lock(data_dir: Path, holder: str, what: str = "") -> int | None:
     """The lock's descriptor when we got it (ours to close, which releases it); None when it is held."""
-    fd = os.open(data_dir / HOST_LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(lock_path(data_dir), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -58,10 +79,32 @@ def try_lock(data_dir: Path, holder: str, what: str = "") -> int | None:
     return fd
 
 
+def is_free(data_dir: Path) -> bool:
+    """Whether no process holds the lock now (checked by taking it for a moment, writing nothing)."""
+    try:
+        fd = os.open(lock_path(data_dir), os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # releases it when we got it
+    return True
+
+
+def holder_pid(data_dir: Path) -> int | None:
+    """The pid the lock's last holder wrote (it may have released the lock since)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return int(lock_path(data_dir).read_text().split()[1])
+    return None
+
+
 def command_holding(data_dir: Path) -> str | None:
     """``'hybrid-memory NAME (pid N)'`` when a live command holds the lock; None otherwise."""
     with contextlib.suppress(OSError, ValueError):
-        holder, pid, *what = (data_dir / HOST_LOCK_NAME).read_text().split()
+        holder, pid, *what = lock_path(data_dir).read_text().split()
         if holder == COMMAND:
             os.kill(int(pid), 0)  # raises when no such process is left
             return f"hybrid-memory {' '.join(what)} (pid {pid})"

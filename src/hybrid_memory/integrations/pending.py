@@ -1,0 +1,259 @@
+"""Captures not done yet, kept on disk until the host has stored them: no capture is ever dropped.
+
+A capture hook writes its session's file (``hooks/pending/<session>.json`` in the data
+dir: transcript, session id, cwd, attempts, last error) before it tries, and the file
+goes only once the host acknowledged the write. What fails meanwhile (the host down or
+slow to start, a command such as ``hybrid-memory export`` holding the store, the store
+failing) stays, and is done later:
+
+- by the capture itself, detached from the session: it waits while a command holds the
+  store and tries again, for up to :data:`PATIENCE_S`;
+- by the next hook of any session, in a detached process that never delays it;
+- by a host when it starts (:func:`retry`), so a restart finds them all.
+
+What keeps failing is told where a person sees it: the next session's start
+(:func:`notice`) and ``hybrid-memory stats``.
+
+Stdlib only: the hooks import it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from hybrid_memory.integrations.config import HookConfig, hooks_dir, safe_name
+
+PATIENCE_S = 1800.0
+"""How long a detached capture keeps trying (waiting for a command that holds the store, or for the host)."""
+RETRY_AFTER_S = 30.0
+"""A hook retries a capture that failed at most this often."""
+_BACKOFF_S = (2.0, 5.0, 10.0, 30.0)
+_POLL_S = 0.25
+_RETRY_LOCK = "retry.lock"
+
+
+def _dir(config: HookConfig) -> Path:
+    return _pending_dir(config.state_dir)
+
+
+def _pending_dir(state_dir: Path) -> Path:
+    return state_dir / "pending"
+
+
+def _file(config: HookConfig, session_id: str) -> Path:
+    return _dir(config) / f"{safe_name(session_id)}.json"
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and isinstance(entry.get("session_id"), str) else None
+
+
+def _write(path: Path, entry: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(entry))
+    os.replace(tmp, path)
+
+
+def keep(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> None:
+    """Record that ``session_id`` waits to be captured; what earlier attempts left is kept."""
+    path = _file(config, session_id)
+    entry = _read(path) or {"session_id": session_id, "attempts": 0, "last_error": None, "since": time.time()}
+    entry.update(transcript=str(transcript), cwd=str(cwd))
+    _write(path, entry)
+
+
+def done(config: HookConfig, session_id: str) -> None:
+    """The host has the session: nothing waits any more."""
+    _file(config, session_id).unlink(missing_ok=True)
+
+
+def failed(config: HookConfig, session_id: str, error: str) -> None:
+    """Count a failed attempt and keep its error, for the next one and for people."""
+    path = _file(config, session_id)
+    entry = _read(path)
+    if entry is None:
+        return  # done meanwhile by another process
+    entry.update(attempts=int(entry.get("attempts") or 0) + 1, last_error=error, last_attempt=time.time())
+    _write(path, entry)
+
+
+def waiting(config: HookConfig) -> list[dict[str, Any]]:
+    """The captures that wait, oldest first."""
+    return _waiting_in(config.state_dir)
+
+
+def _waiting_in(state_dir: Path) -> list[dict[str, Any]]:
+    try:
+        paths = [p for p in _pending_dir(state_dir).iterdir() if p.suffix == ".json" and p.name[0] != "."]
+    except OSError:
+        return []
+    entries = [e for e in (_read(p) for p in paths) if e is not None]
+    return sorted(entries, key=lambda e: float(e.get("since") or 0))
+
+
+def notice(data_dir: Path) -> str | None:
+    """One line for people when captures failed and still wait: how many, and the last error."""
+    state_dir = hooks_dir(data_dir)
+    failing = [e for e in _waiting_in(state_dir) if int(e.get("attempts") or 0) > 0]
+    if not failing:
+        return None
+    last = max(failing, key=lambda e: float(e.get("last_attempt") or 0))
+    sessions = "1 session waits" if len(failing) == 1 else f"{len(failing)} sessions wait"
+    return (
+        f"hybrid-memory: {sessions} to be captured (retried by the next hook and when the memory host "
+        f"starts; see {state_dir / 'hooks.log'}); last error: {last.get('last_error')}"
+    )
+
+
+def describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())[:300]
+    return text or type(exc).__name__
+
+
+def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> None:
+    """Capture the waiting session once: it stops waiting when that succeeds, or when nothing is left."""
+    from hybrid_memory.integrations.capture import CaptureBusy, capture
+
+    entry = _read(_file(config, session_id))
+    if entry is None:
+        return  # captured meanwhile by another process
+    transcript = Path(str(entry.get("transcript")))
+    if not transcript.is_file():
+        done(config, session_id)
+        _log(config, f"capture of session {session_id} dropped: its transcript {transcript} is gone")
+        return
+    try:
+        capture(config, session_id, transcript, Path(str(entry.get("cwd"))), lock_timeout_s=lock_timeout_s)
+    except CaptureBusy:
+        raise  # not a failure: another process captures it now
+    except Exception as exc:
+        failed(config, session_id, describe(exc))
+        raise
+    done(config, session_id)
+
+
+def _command_holding(config: HookConfig) -> str | None:
+    from hybrid_memory.host.lock import command_holding
+
+    return command_holding(config.data_dir)
+
+
+def patiently(
+    config: HookConfig,
+    session_id: str,
+    *,
+    patience_s: float = PATIENCE_S,
+    waiting_starts: Callable[[], None] | None = None,
+) -> None:
+    """Capture the waiting session, waiting while a command holds the store and trying again while the
+    host fails, for up to ``patience_s``; what still fails then waits for a retry. ``waiting_starts``
+    is called once before the first wait (a session that starts meanwhile need not wait for this one)."""
+    deadline = time.monotonic() + patience_s
+    tries = 0
+    while True:
+        holder = _command_holding(config)
+        if holder is not None and waiting_starts is not None:
+            waiting_starts()
+            waiting_starts = None
+        while holder is not None and time.monotonic() < deadline:
+            time.sleep(_POLL_S)  # the command finishes, then a host can start
+            holder = _command_holding(config)
+        try:
+            attempt(config, session_id, lock_timeout_s=config.timeout_s)
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+        if waiting_starts is not None:
+            waiting_starts()
+            waiting_starts = None
+        time.sleep(_BACKOFF_S[min(tries, len(_BACKOFF_S) - 1)])
+        tries += 1
+
+
+def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = False) -> int:
+    """Capture what waits (all of it with ``everything``, else what failed long enough ago); how many
+    were done. One retry at a time: returns 0 at once when another process retries."""
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(config.state_dir / _RETRY_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 0
+        from hybrid_memory.integrations.capture import CaptureBusy
+
+        captured = 0
+        for entry in _due(config, skip, everything):
+            try:
+                attempt(config, entry["session_id"], lock_timeout_s=0.0)
+            except CaptureBusy:
+                continue  # a capture in progress holds its session's lock: that one is not ours to do
+            except Exception as exc:
+                _log(config, f"retried capture of session {entry['session_id']} failed: {describe(exc)}")
+                continue
+            captured += 1
+        return captured
+    finally:
+        os.close(fd)
+
+
+def _due(config: HookConfig, skip: Iterable[str], everything: bool) -> list[dict[str, Any]]:
+    skipped, now = set(skip), time.time()
+    return [
+        e
+        for e in waiting(config)
+        if e["session_id"] not in skipped
+        and (everything or now - float(e.get("last_attempt") or 0) >= RETRY_AFTER_S)
+    ]
+
+
+def retry_detached(config: HookConfig) -> None:
+    """When captures are due for a retry, retry them in a detached process; returns at once."""
+    if not _due(config, (), everything=False):
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.fork() != 0:
+        return
+    os.setsid()
+    detach_streams(config)
+    try:
+        retry(config)
+    finally:
+        os._exit(0)
+
+
+def detach_streams(config: HookConfig) -> None:
+    """A detached hook process: off Claude Code's pipes (it waits for them to close), stderr to the log."""
+    log = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(log, 2)
+    os.close(null)
+    os.close(log)
+
+
+def _log(config: HookConfig, line: str) -> None:
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with contextlib.suppress(OSError):
+        config.state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a") as f:
+            f.write(f"{stamp} {line}\n")

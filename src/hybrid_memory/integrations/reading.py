@@ -1,0 +1,170 @@
+"""What a transcript reader produces, and the state of one pass over a transcript's lines.
+
+The readers of each agent's format (:mod:`~hybrid_memory.integrations.claude`,
+:mod:`~hybrid_memory.integrations.codex`) share this: the messages found, the lines
+skipped (counted by kind), the scaffolding that never becomes memory, and assistant
+turns written a block a line joined back into one message.
+
+Stdlib only: the Stop hook imports it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import PureWindowsPath
+from typing import Any
+
+_SCAFFOLD_TAGS = (
+    "system-reminder",
+    "command-name",
+    "command-message",
+    "command-args",
+    "command-contents",
+    "command-stdout",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-input",
+    "bash-stdout",
+    "bash-stderr",
+    "user-prompt-submit-hook",
+    "session-start-hook",
+    "task-notification",
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "environment_context",
+    "user_instructions",
+    "skills_instructions",
+    "user_shell_command",
+    "INSTRUCTIONS",
+    "turn_aborted",
+    "private",
+)
+_TAGGED = re.compile(r"<(" + "|".join(_SCAFFOLD_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL)
+"""A span and its tags; an unclosed one runs to the end of the text (a cut ``<private>`` stays private)."""
+_NOTICES = (
+    # Claude Code's own lines in the user's place: interrupts, empty turns, hook feedback.
+    "[Request interrupted by user",
+    "No response requested.",
+    "Stop hook feedback:",
+    "SessionStart hook additional context:",
+    "UserPromptSubmit hook additional context:",
+    # What the plugin's own hooks inject, should an agent host echo it back as a message.
+    "Long-term memory of this project (cite as [memory:",
+    "Possibly relevant memory from earlier sessions (cite as [memory:",
+    # Codex CLI's AGENTS.md, sent as a user message.
+    "# AGENTS.md instructions for ",
+)
+CONTINUATION = "This session is being continued from a previous conversation"
+"""How a compaction's summary begins: scaffolding for the model, never stored."""
+_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+@dataclass
+class Message:
+    """One message to remember: ``id`` is the same on every read (an entry's uuid, or derived from it)."""
+
+    id: str
+    role: str
+    text: str
+    created_at: str | None
+
+    def as_argument(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
+        if self.created_at:
+            message["created_at"] = self.created_at
+        return message
+
+
+@dataclass
+class Reading:
+    """What one pass over the transcript found, and where the next pass starts."""
+
+    messages: list[Message] = field(default_factory=list)
+    end: int = 0
+    """Byte offset just after the last complete line read."""
+    first_prompt: str | None = None
+    cwd: str | None = None
+    """The session's working directory; a Windows one in POSIX form (``C:\\a\\b`` as ``/c/a/b``)."""
+    session_id: str | None = None
+    """The session the file records, as hooks name it: Claude Code's ``sessionId``, Codex's session id."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Lines that gave no message, by kind (``progress``, ``summary``, ``not JSON``, ``sidechain``, …)."""
+
+
+def clean(text: str) -> str:
+    """The text without scaffolding tags or private spans, whitespace trimmed; empty for a notice."""
+    if "<" in text:
+        text = _TAGGED.sub("", text)
+    text = text.strip()
+    return "" if text.startswith(_NOTICES) or text.startswith(CONTINUATION) else text
+
+
+def posix_path(path: str) -> str:
+    """``path`` in POSIX form: a Windows one (``C:\\Users\\ada``) as ``/c/Users/ada``."""
+    if not _WINDOWS_PATH.match(path):
+        return path
+    pure = PureWindowsPath(path)
+    drive = pure.drive.rstrip(":").lower()
+    parts = [p for p in pure.parts[1:] if p not in ("\\", "/")]
+    return "/" + "/".join([drive.strip("\\/").replace("\\", "/"), *parts]).strip("/")
+
+
+def relative(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when inside it, both in POSIX form."""
+    path = posix_path(path)
+    if cwd:
+        base = posix_path(cwd).rstrip("/") + "/"
+        if path.lower().startswith(base.lower()) if _WINDOWS_PATH.match(cwd) else path.startswith(base):
+            return path[len(base) :]
+    return path
+
+
+def derived_id(*parts: str) -> str:
+    """A stable id in a UUID's form, for a message its transcript gives none."""
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+class Pass:
+    """The state of one read: the messages so far, the skipped lines, the turns still open."""
+
+    def __init__(self) -> None:
+        self.reading = Reading()
+        self.offset = 0
+        """The byte offset of the line being read."""
+        self.tests: dict[str, str] = {}
+        """Test commands waiting for their result, by tool call id."""
+        self.commands: dict[str, str] = {}
+        """Other commands waiting for their result (how they ended), by tool call id."""
+        self.sessions: list[str] = []
+        self._turns: dict[str, Message] = {}
+
+    def skip(self, kind: str) -> None:
+        self.reading.skipped[kind] = self.reading.skipped.get(kind, 0) + 1
+
+    def saw(self, cwd: Any = None, session: Any = None) -> None:
+        if isinstance(cwd, str) and cwd:
+            self.reading.cwd = posix_path(cwd)
+        if isinstance(session, str) and session and session not in self.sessions:
+            self.sessions.append(session)
+            self.reading.session_id = self.reading.session_id or session
+
+    def add(self, message_id: str, role: str, lines: list[str], stamp: Any, turn: str | None = None) -> None:
+        """Remember ``lines`` as a message; a ``turn`` seen before in this read gets them appended."""
+        joined = self._turns.get(turn) if turn else None
+        if joined is not None:
+            joined.text = "\n".join([joined.text, *lines]) if joined.text else "\n".join(lines)
+            return
+        if not lines:
+            return
+        text = "\n".join(lines)
+        if role == "user" and self.reading.first_prompt is None:
+            self.reading.first_prompt = text
+        message = Message(message_id, role, text, stamp if isinstance(stamp, str) else None)
+        self.reading.messages.append(message)
+        if turn:
+            self._turns[turn] = message

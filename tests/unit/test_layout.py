@@ -1,0 +1,171 @@
+"""The package's shape: no import cycle between its parts, no long module, a light client side.
+
+Every import is counted, read with ``ast``: top-level and inside functions, ``import x``
+and ``from x import y``, under ``TYPE_CHECKING`` too.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import hybrid_memory
+
+PACKAGE = Path(hybrid_memory.__file__).parent
+MAX_LINES = 400
+
+
+def _part(dotted: str) -> str | None:
+    """The package or top-level module of ``hybrid_memory`` that ``dotted`` lives in."""
+    names = dotted.split(".")
+    if names[0] != "hybrid_memory" or len(names) < 2:
+        return None
+    return names[1].removesuffix(".py")
+
+
+def _module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    names = list(relative.parts)
+    if names[-1] == "__init__":
+        names.pop()
+    return ".".join(names)
+
+
+def _imported(path: Path) -> set[str]:
+    """The dotted names ``path`` imports, relative imports resolved."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            # ``from hybrid_memory import hosting`` imports a module: count the module.
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+            found.add(base)
+    return found
+
+
+def parts() -> dict[str, set[str]]:
+    """Each part of ``hybrid_memory`` and the other parts it imports."""
+    names = {
+        p.name.removesuffix(".py")
+        for p in PACKAGE.iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").is_file()
+    }
+    names.discard("__init__")
+    graph: dict[str, set[str]] = {name: set() for name in names}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE)
+        if relative.parts == ("__init__.py",):
+            continue
+        source = relative.parts[0].removesuffix(".py")
+        for dotted in _imported(path):
+            target = _part(dotted)
+            # ``hybrid_memory.__version__`` and the like: the root package, which imports nothing.
+            if target in graph and target != source:
+                graph[source].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts with more than one member (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                members.append(member)
+                if member == node:
+                    break
+            if len(members) > 1:
+                found.append(sorted(members))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_between_the_parts_of_the_package() -> None:
+    graph = parts()
+    assert cycles(graph) == [], {name: sorted(targets) for name, targets in graph.items()}
+
+
+def test_the_cycle_finder_finds_a_cycle_through_three_parts() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_an_import_inside_a_function_counts() -> None:
+    # cli imports the viewer only inside the function of its ``view`` command.
+    graph = parts()
+    assert "viewer" in graph["cli"]
+    assert "host" in graph["integrations"]  # and hooks import the host's client inside their handlers
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+HEAVY = {
+    *("pydantic", "pydantic_settings", "mcp", "mcp_types", "anyio", "starlette", "uvicorn", "httpx"),
+    *("numpy", "onnxruntime", "qdrant_edge", "qdrant_client", "tokenizers", "fastembed", "neo4j", "sqlite3"),
+}
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {name.partition(".")[0] for name in json.loads(out)}
+
+
+def test_the_hooks_and_the_host_client_side_import_nothing_heavy() -> None:
+    loaded = _loaded_after(
+        "import hybrid_memory._entry, hybrid_memory.integrations.hooks, hybrid_memory.integrations.inject\n"
+        "import hybrid_memory.integrations.capture, hybrid_memory.integrations.transcript\n"
+        "import hybrid_memory.host.client, hybrid_memory.host.lock, hybrid_memory.host.wire\n"
+        "import hybrid_memory.host.start, hybrid_memory.host.join, hybrid_memory.host.stdio_relay\n"
+        "import hybrid_memory.host.stop\n"
+        "from hybrid_memory.integrations.config import HookConfig\n"
+        "HookConfig.from_env()"
+    )
+    assert loaded & HEAVY == set()
+
+
+def test_a_command_that_joins_a_running_host_imports_nothing_heavy() -> None:
+    # What ``hybrid-memory stats`` loads before it knows whether a server answers.
+    loaded = _loaded_after("import hybrid_memory.cli")
+    assert loaded & HEAVY == set()
