@@ -52,8 +52,8 @@ HOOK_VARIABLES = (
         800,
         0,
         8000,
-        "The budget of the project context injected at session start (current notes, the last session's "
-        "digest, pinned memory).",
+        "The budget of the project context injected at session start (current notes, the most recent "
+        "session's digest, pinned memory).",
     ),
     HookVariable(
         "prompt_tokens",
@@ -140,5 +140,5 @@ def safe_name(name: str) -> str:
 
 
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The project's last sessions (first prompt, last time), which SessionStart shows."""
+    """The project's latest sessions (first prompt, last time); SessionStart shows the newest one's digest."""
     return config.state_dir / "sessions" / f"{safe_name(project)}.json"

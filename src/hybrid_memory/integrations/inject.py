@@ -54,7 +54,7 @@ _CONTEXT_QUERY = "decisions, preferences, conventions and facts about this proje
 _DIGEST_QUERY = "what the session asked, changed, decided and left open"
 _CONTEXT_HEADER = "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more)."
 _NOTES_HEADER = "Rules and decisions in force (most important first):"
-_DIGEST_HEADER = "Last session:"
+_DIGEST_HEADER = "The most recent session:"
 _CORE_HEADER = "Pinned:"
 _CITATION = re.compile(r"\[memory:([^\]\s]+)\]")
 
@@ -212,7 +212,7 @@ def _last_session(config: HookConfig, cwd: Path, session_id: str) -> dict[str, A
 
 
 def _digest_lines(host: HostClient, session: dict[str, Any] | None, distinct: Distinct) -> list[str]:
-    """The last session's digest (its summary memory), a cited line each of what it asked, left open,
+    """The most recent session's digest (its summary memory), a cited line each of what it asked, left open,
     changed and decided; what is shown above already (a decision that is a note) is left out."""
     if session is None:
         return []
@@ -290,7 +290,7 @@ def _sections(
 
 def session_context(config: HookConfig, host: HostClient, cwd: Path, session_id: str) -> str:
     """What a new session should know first, within budget: the project's current decisions, rules,
-    preferences and facts, then the last session's digest (what it asked, left open, changed), then
+    preferences and facts, then the most recent session's digest (what it asked, left open, changed), then
     core memory. Every line cites its memory; no text is shown twice; nothing superseded is shown.
     """
     budget = config.context_tokens
