@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
+from hybrid_memory.commands import (
+    STORE_COMMANDS,
+    add_forget_parser,
+    add_move_parser,
+    add_recall_parser,
+    follow_directory,
+    join_running,
+)
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -23,6 +30,7 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
+from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
     from hybrid_memory.host.serve import Plugins
@@ -78,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
     add_recall_parser(sub)
+    add_forget_parser(sub)
+    add_move_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     stop = sub.add_parser(
@@ -114,20 +124,38 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _view(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from hybrid_memory.projects import project_of_directory
     from hybrid_memory.viewer.command import run_view
 
-    anyio.run(run_view, settings, args.port, _host_plugins())
+    # The page opens on the directory's project; the host it may start still names each client's own.
+    first = None if settings.project else project_of_directory(os.getcwd())
+    anyio.run(run_view, settings, args.port, _host_plugins(), first)
     return 0
 
 
 def _host_plugins() -> Plugins:
-    """What a host serves beside MCP: the store commands that join it, and the viewer on its own socket."""
+    """What a host serves beside MCP: the store commands that join it, the viewer on its own socket,
+    and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
     from hybrid_memory.host.serve import Plugins
     from hybrid_memory.host.wire import METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
-    return Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+    return Plugins(
+        calls={METHOD: serve_command},
+        sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
+        on_open=[_capture_pending],
+    )
+
+
+async def _capture_pending(data_dir: Path) -> None:
+    """The captures that wait (a host was down, a command held the store), done by the host that starts:
+    in a thread, as a client of the host like the hooks that left them."""
+    import anyio
+
+    from hybrid_memory.integrations.pending import retry_at_start
+
+    await anyio.to_thread.run_sync(retry_at_start, data_dir, abandon_on_cancel=True)
 
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -304,10 +332,12 @@ def _exit_without_teardown() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    owner_only_umask()  # also reached by ``python -m hybrid_memory`` (the detached host)
     args = _parser().parse_args(argv)
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)
     if args.command in STORE_COMMANDS:
+        follow_directory(args)
         # A running server answers before the settings (most of the start-up) are even imported.
         answered = join_running(args.command, args, store_arguments(args))
         if answered is not None:

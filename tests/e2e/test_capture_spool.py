@@ -209,3 +209,36 @@ def test_a_failing_capture_waits_is_told_at_the_next_start_and_is_done_by_the_ne
     assert asked.returncode == 0, asked.stderr
     _until(lambda: not _pending(data_dir), 120, "the waiting capture done by another session's hook")
     assert _thread_sizes(data_dir, tmp_path / "ledger") == {session_id: len(facts)}
+
+
+def test_captures_left_waiting_are_done_by_the_next_host_that_starts(tmp_path: Path, data_dir: Path) -> None:
+    sessions = list(SESSIONS.items())[:2]
+    vectors = data_dir / "vectors"
+    vectors.mkdir(parents=True)
+    lock = os.open(vectors / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # no host can open the store
+    try:
+        for session_id, facts in sessions:
+            done = _hook(
+                "stop", _session(tmp_path, session_id, facts), data_dir, HYBRID_MEMORY_HOOK_DETACH="0"
+            )
+            assert done.stderr.startswith("hybrid-memory hook stop: ")
+        assert [p["attempts"] for p in _pending(data_dir)] == [1, 1]
+        stop_hosts(data_dir)
+    finally:
+        os.close(lock)
+    # No hook runs again: a host started for any reason (here by hand) does what waits.
+    host = subprocess.Popen(
+        [str(HOOK), "serve", "--headless", "--data-dir", str(data_dir)],
+        env=hook_env(data_dir),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _until(lambda: not _pending(data_dir), 180, "the waiting captures done by the host at its start")
+        assert _thread_sizes(data_dir, tmp_path / "ledger") == {s: len(facts) for s, facts in sessions}
+    finally:
+        stop_hosts(data_dir)
+        host.wait(timeout=60)

@@ -150,3 +150,23 @@ async def test_an_id_holding_a_secret_is_replaced_and_the_rest_of_the_thread_is_
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert secret not in logged
     assert card not in logged
+
+
+async def test_a_thread_stored_under_a_derived_id_is_found_and_forgotten_by_the_id_given(
+    server: MCPServer[Any],
+) -> None:
+    secret = "glpat-" + "".join(random.Random(9).choice("ABCDEFGHJKabcdefghjk0123456789") for _ in range(20))
+    thread_id = f"deploy {secret}"
+    messages = [{"role": "user", "content": "The blue-green switch happens at noon."}]
+    async with Client(server) as client:
+        stored = await call(client, "remember_thread", thread_id=thread_id, messages=messages)
+        hits = await call(client, "recall_memory", query="blue-green switch", thread_id=thread_id)
+        context = await call(client, "get_memory_context", query="switch", thread_id=thread_id)
+        forgotten = await call(client, "forget", thread_id=thread_id)
+        left = await call(client, "list_threads")
+    assert stored["thread_id"] != thread_id
+    assert [h["thread_id"] for h in hits["results"]] == [stored["thread_id"]]
+    assert secret not in json.dumps([stored, hits, context, forgotten])
+    assert "blue-green switch" in json.dumps(context)
+    assert forgotten["deleted_memories"] == 1
+    assert left["threads"] == []

@@ -29,7 +29,7 @@ import contextlib
 import logging
 import os
 import signal
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +67,8 @@ class Plugins:
     """A JSON-RPC method -> the handler of a connection whose first line requests it."""
     sockets: Mapping[str, SocketHandler] = field(default_factory=dict)
     """A socket's file name in the data dir -> what serves it."""
+    on_open: Sequence[Callable[[Path], Awaitable[None]]] = ()
+    """Run once the stores are open, with the data dir (work left for a host, such as pending captures)."""
 
 
 def quiet_cancelled_socket_waits() -> None:
@@ -207,6 +209,17 @@ async def _host(
         os.close(lock_fd)
 
 
+async def _when_open(task: Callable[[Path], Awaitable[None]], data_dir: Path, running: Any) -> None:
+    try:
+        await running()
+    except Exception:
+        return  # the stores could not open: the server stops and says why, in one line of its own
+    try:
+        await task(data_dir)
+    except Exception:
+        logger.exception("a start-up task of the host failed; the host goes on")
+
+
 async def _serve_plugged_socket(path: Path, handler: SocketHandler, running: Any) -> None:
     try:
         await running()
@@ -242,6 +255,8 @@ async def serve_socket(
         ):  # our server (not a bare SDK one): its plugged sockets, once the stores are open
             for name, handler in plugins.sockets.items():
                 tg.start_soon(_serve_plugged_socket, data_dir / name, handler, running)
+            for task in plugins.on_open:
+                tg.start_soon(_when_open, task, data_dir, running)
         idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
 
         async def session(stream: anyio.abc.SocketStream) -> None:

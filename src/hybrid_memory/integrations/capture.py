@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory import codestate
 from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
@@ -33,6 +34,7 @@ from hybrid_memory.integrations.config import (
     project_of,
     recent_sessions_file,
     safe_name,
+    sessions_file,
 )
 from hybrid_memory.integrations.repeats import asks, is_filler, normalized
 from hybrid_memory.integrations.transcript import Message, Reading, read_from
@@ -129,6 +131,7 @@ def capture(
         if not ours:
             raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
         reading = read_from(transcript, _start(transcript, state_file))
+        with_code(reading.messages, cwd)
         said = _Said(config, cwd)
         messages = said.worth_storing(reading.messages)
         done = Captured(0, 0, len(messages), reading.skipped)
@@ -146,11 +149,26 @@ def capture(
         return done
 
 
+def with_code(messages: list[Message], cwd: Path) -> None:
+    """Give each message of a turn (a prompt and all that follows it) the state of the files the
+    turn edited: a memory of that turn can then tell when they changed since."""
+    turn: list[Message] = []
+    for message in [*messages, None]:
+        if message is None or (message.role == "user" and turn):
+            edited = [path for m in turn for path in m.edited]
+            code = codestate.snapshot(cwd, dict.fromkeys(edited)) if edited else None
+            for m in turn:
+                m.code = code
+            turn = []
+        if message is not None:
+            turn.append(message)
+
+
 class _Said:
     """What the project's captures stored, as hashes of its normalized texts (message id -> hash)."""
 
     def __init__(self, config: HookConfig, cwd: Path) -> None:
-        self.path = config.state_dir / "said" / f"{safe_name(project_of(config, cwd))}.json"
+        self.path = config.state_dir / "said" / recent_sessions_file(config, project_of(config, cwd)).name
         try:
             loaded = json.loads(self.path.read_text())
         except (OSError, ValueError):
@@ -190,7 +208,7 @@ class _Said:
 
 def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:
     """Keep the project's last sessions (first prompt, last time) for SessionStart's "recent sessions"."""
-    path = recent_sessions_file(config, project_of(config, cwd))
+    path = sessions_file(config, cwd)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         sessions: list[dict[str, Any]] = json.loads(path.read_text())

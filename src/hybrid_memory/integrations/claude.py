@@ -131,6 +131,7 @@ def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
         path = args.get("file_path") or args.get("notebook_path")
         if name in _EDIT_TOOLS and isinstance(path, str):
             lines.append(f"(edited {relative(path, cwd)})")
+            state.edited.append(path)
         elif name == "Read" and isinstance(path, str):
             lines.append(f"(read {relative(path, cwd)})")
         command = args.get("command")

@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory import codestate
 from hybrid_memory.host.client import HostClient, HostError
-from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of, recent_sessions_file
+from hybrid_memory.integrations.config import HookConfig, estimate_tokens, sessions_file
 from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
 
 _HIT_CHARS = 400
@@ -73,7 +74,9 @@ def _hit_line(hit: dict[str, Any]) -> str:
     date = str(hit.get("created_at") or "")[:10]
     who = hit.get("note_type") or hit.get("role") or hit.get("kind") or ""
     label = ", ".join(x for x in (date, who) if x)
-    return f"- [memory:{hit['id']}] ({label}) {_one_line(str(hit.get('text', '')), _HIT_CHARS)}"
+    line = f"- [memory:{hit['id']}] ({label}) {_one_line(str(hit.get('text', '')), _HIT_CHARS)}"
+    note = codestate.note([str(f) for f in hit.get("changed") or []], hit.get("branch"))
+    return f"{line} {note}" if note else line
 
 
 def _fit(header: str, lines: list[str], budget: int) -> str:
@@ -204,7 +207,7 @@ def worth_showing(hits: list[dict[str, Any]], prompt: str) -> list[dict[str, Any
 
 def _last_session(config: HookConfig, cwd: Path, session_id: str) -> dict[str, Any] | None:
     try:
-        sessions = json.loads(recent_sessions_file(config, project_of(config, cwd)).read_text())
+        sessions = json.loads(sessions_file(config, cwd).read_text())
     except (OSError, ValueError):
         return None
     others = [s for s in sessions if isinstance(s, dict) and s.get("session_id") not in (None, session_id)]

@@ -112,8 +112,11 @@ class Guard:
         security: TransportSecuritySettings,
         token: str | None,
         public: frozenset[str] = frozenset(),
+        token_source: str = "<HYBRID_MEMORY_HTTP_TOKEN>",
     ) -> None:
         self._app = app
+        self._token_source = token_source
+        """What a client missing the token is told to send: where that token comes from."""
         self._security = TransportSecurityMiddleware(security)
         self._token = token.encode() if token is not None else None
         self._public = public
@@ -130,7 +133,7 @@ class Guard:
         if self._token is not None and not (scope["method"] == "GET" and scope["path"] in self._public):
             problem = self._check(Headers(scope=scope).get("authorization"))
             if problem is not None:
-                await _unauthorized(problem, send)
+                await _unauthorized(problem, self._token_source, send)
                 return
         await self._app(scope, receive, send)
 
@@ -146,9 +149,9 @@ class Guard:
         return "invalid_token"
 
 
-async def _unauthorized(error: str, send: Send) -> None:
+async def _unauthorized(error: str, token_source: str, send: Send) -> None:
     challenge = f'Bearer realm="{REALM}"'
-    description = "A bearer token is required: send Authorization: Bearer <HYBRID_MEMORY_HTTP_TOKEN>."
+    description = f"A bearer token is required: send Authorization: Bearer {token_source}."
     if error:
         description = "The bearer token is not valid."
         challenge += f', error="{error}", error_description="{description}"'

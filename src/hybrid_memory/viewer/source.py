@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hybrid_memory.models import Memory, Scope
+from hybrid_memory.projects import labels
 from hybrid_memory.service import RecallOptions
 from hybrid_memory.tools.context import AppContext
 from hybrid_memory.transfer import picture
@@ -41,7 +42,9 @@ class ViewerSource:
         found = await app.service.projects()
         # A stdio host's configured project is often "default" while its clients' roots filled others.
         default = scope.project if scope.project in found or not found else found[0]
-        return {"projects": sorted({*found, default}), "default": default}
+        shown = sorted({*found, default})
+        # Projects are repositories' paths: people read their folders' names, told apart when alike.
+        return {"projects": shown, "labels": labels(shown), "default": default}
 
     async def threads(self, project: str | None, offset: int, limit: int) -> dict[str, Any]:
         app, scope = await self._open(project)
