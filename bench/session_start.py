@@ -36,8 +36,8 @@ sys.path.insert(0, str(REPO / "bench"))
 from tests.e2e.claude_code import stop_hosts  # noqa: E402
 from tests.e2e.stories import Session, play, session_start  # noqa: E402
 
+from hybrid_memory.host.client import connect  # noqa: E402
 from hybrid_memory.integrations.config import estimate_tokens  # noqa: E402
-from hybrid_memory.integrations.host_client import connect  # noqa: E402
 from session_stories import Story, stories  # noqa: E402
 
 STATED = ("decision", "preference", "fact")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import estimate_tokens
-from hybrid_memory.integrations.host_client import connect
 from tests.e2e.claude_code import git_project, stop_hosts
 from tests.e2e.stories import Session, Tool, Turn, ask, play, session_start
 
