@@ -22,6 +22,8 @@ _HIT_CHARS = 400
 _MIN_PROMPT_WORDS = 3
 """Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
 _MAX_PARTS = 3
+_NOTES_PER_QUESTION = 4
+"""Notes recalled for each question of a prompt (entities among them are dropped unless strong)."""
 _PARTS = re.compile(
     r"\?+\s*|;\s*|,\s*(?:and|but|also|plus)\s+"
     r"|\s+and\s+(?=(?:which|what|where|when|how|who|why|can|could|should|do|does|is|are)\b)",
@@ -102,30 +104,36 @@ def prompt_parts(prompt: str) -> list[str]:
 def prompt_candidates(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> list[dict[str, Any]]:
-    """Recall for ``prompt`` (for each of its questions), best first: hits matching at least
-    ``min_match`` (a note ``min_note_match``), not this session's own turns (the model has them)."""
+    """Recall for ``prompt``: first the notes stating a decision, rule, preference or fact that match
+    one of its questions at least ``min_note_match``, then the memories matching the whole prompt at
+    least ``min_match``; never this session's own turns (the model has them)."""
     worth_asking = len(prompt.split()) >= _MIN_PROMPT_WORDS and not prompt.lstrip().startswith("/")
     if config.prompt_tokens <= 0 or not worth_asking:
         return []
     found: dict[str, dict[str, Any]] = {}
-    for part in prompt_parts(prompt):
-        result = host.call_tool(
-            "recall_memory",
-            {
-                "query": part,
-                "limit": 8,
-                "min_score": min(config.min_match, config.min_note_match),
-                "with_context": False,
-                # Room for every hit's whole text: the hook cuts each line itself (_HIT_CHARS), where
-                # recall's own budget would cut the later hits to their first word.
-                "max_tokens": 4000,
-            },
-        )
-        for hit in result.get("results", []):
+
+    def keep(query: str, limit: int, floor: float, kinds: list[str] | None = None) -> None:
+        arguments: dict[str, Any] = {
+            "query": query,
+            "limit": limit,
+            "min_score": floor,
+            "with_context": False,
+            # Room for every hit's whole text: the hook cuts each line itself (_HIT_CHARS), where
+            # recall's own budget would cut the later hits to their first word.
+            "max_tokens": 4000,
+        }
+        if kinds:
+            arguments["kinds"] = kinds
+        for hit in host.call_tool("recall_memory", arguments).get("results", []):
             if hit.get("thread_id") == session_id or not _clears(config, hit):
                 continue
             if float(hit.get("match", 0.0)) > float(found.get(hit["id"], {}).get("match", -1.0)):
                 found[hit["id"]] = hit
+
+    if config.min_note_match < config.min_match:
+        for part in prompt_parts(prompt):
+            keep(part, _NOTES_PER_QUESTION, config.min_note_match, ["note"])
+    keep(prompt[:2000], 8, config.min_match)
     return list(found.values())
 
 
