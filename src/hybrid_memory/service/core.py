@@ -83,7 +83,9 @@ class MemoryService:
         self._notes = Notes(
             stores=stores, lifecycle=self._lifecycle, max_content_chars=settings.max_content_chars
         )
-        self._context = ContextBuilder(vectors=self._live, embedder=embedder, recall=self._recaller.recall)
+        self._context = ContextBuilder(
+            vectors=self._live, graph=stores.graph, embedder=embedder, recall=self._recaller.recall
+        )
         self.knowledge = Knowledge(settings.lifecycle, stores)
 
     # --- threads ---------------------------------------------------------------------
