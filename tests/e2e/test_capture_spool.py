@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.host.client import connect
 from tests.e2e.claude_code import hook_env, stop_hosts
+from tests.e2e.test_hooks import _thread_sizes
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
@@ -117,12 +117,6 @@ def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not within {timeout_s:g} s")
         time.sleep(0.2)
-
-
-def _thread_sizes(data_dir: Path, cwd: Path) -> dict[str, int]:
-    with connect(data_dir, cwd, timeout_s=60) as host:
-        threads = host.call_tool("list_threads", {})["threads"]
-    return {t["thread_id"]: t["memories"] for t in threads}
 
 
 SESSIONS = {
