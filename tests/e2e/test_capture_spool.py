@@ -148,8 +148,11 @@ def test_sessions_that_end_while_a_command_holds_the_store_are_all_captured_afte
         for session_id, facts in SESSIONS.items():
             done = _hook("session-end", _session(tmp_path, session_id, facts), data_dir)
             assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-        # Written before any capture was tried, and kept: the store is not to be had for now.
-        assert sorted(p["session_id"] for p in _pending(data_dir)) == sorted(SESSIONS)
+        # Written before any capture was tried, and kept: the store is not to be had for now
+        # (checked while the command still holds it; a very slow machine may have got past it).
+        waiting = sorted(p["session_id"] for p in _pending(data_dir))
+        if holder.poll() is None:
+            assert waiting == sorted(SESSIONS)
         assert holder.wait(timeout=120) == 0
     finally:
         holder.kill()
