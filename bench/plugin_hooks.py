@@ -284,7 +284,8 @@ def main() -> None:
     load_before = os.getloadavg()
     try:
         results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns)}
-        results["sessions"] = sessions(work, args.sessions)
+        if args.sessions > 0:  # 0: the hooks alone, without Claude Code
+            results["sessions"] = sessions(work, args.sessions)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["load_average_before_after"] = [list(load_before), list(os.getloadavg())]

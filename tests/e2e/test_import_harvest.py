@@ -117,3 +117,52 @@ def test_import_of_a_coding_story_fills_the_graph_and_again_adds_nothing(
     shutil.rmtree(data_dir / "hooks" / "capture")
     subprocess.run(command, env=hook_env(data_dir), capture_output=True, text=True, timeout=300, check=True)
     assert _graph(data_dir) == (notes, links, contents)
+
+
+PT_SESSION = "3f9d0c11-pt"
+PT_STORY = [
+    _line(
+        "p1",
+        "user",
+        "<ide_opened_file>The user opened the file /work/billing/src/api/routes.py in the IDE. "
+        "This may or may not be related to the current task.</ide_opened_file>"
+        "Nunca faça deploy na sexta-feira. Usamos FastAPI para a API de faturamento.",
+        1,
+    ),
+    _line(
+        "p2",
+        "assistant",
+        [
+            {"type": "text", "text": "Entendido. Vou olhar as rotas."},
+            {
+                "type": "tool_use",
+                "id": "k1",
+                "name": "Read",
+                "input": {"file_path": f"{CWD}/src/api/routes.py"},
+            },
+        ],
+        2,
+    ),
+    _line("p3", "user", [{"type": "tool_result", "tool_use_id": "k1", "content": "router = APIRouter()"}], 3),
+    _line("p4", "user", "<system-reminder>Todo list is empty.</system-reminder>pode fazer as alterações", 4),
+    _line("p5", "user", "pode fazer as alterações", 5),
+]
+
+
+def test_a_session_in_another_language_with_ide_scaffolding_gives_clean_notes(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    project_dir = tmp_path / "projects" / "-work-billing"
+    project_dir.mkdir(parents=True)
+    lines = [line.replace(SESSION, PT_SESSION) for line in PT_STORY]
+    (project_dir / f"{PT_SESSION}.jsonl").write_text("\n".join(lines) + "\n")
+    command = [str(HOOK), "import-transcript", str(project_dir)]
+    subprocess.run(command, env=hook_env(data_dir), capture_output=True, text=True, timeout=300, check=True)
+    _, links, contents = _graph(data_dir)
+    assert {
+        "Nunca faça deploy na sexta-feira.",
+        "Usamos FastAPI para a API de faturamento.",
+        "File src/api/routes.py",
+    } <= set(contents)
+    assert links >= 3
+    assert not [c for c in contents if "<" in c or "IDE" in c or "pode fazer" in c or "reminder" in c]

@@ -94,12 +94,14 @@ async def cleanup(target: Target, args: Mapping[str, Any]) -> Reply:
 
 
 async def graph(target: Target, args: Mapping[str, Any]) -> Reply:
-    from hybrid_memory.transfer import picture
+    from hybrid_memory.viewer import graph_page
 
     async with target.open() as service:
         notes, links = await service.knowledge.graph(target.scope)
-        sources = await service.knowledge.texts(target.scope, picture.source_ids(notes))
-    page = picture.render(f"hybrid-memory: {target.scope.project}", picture.page_data(notes, links, sources))
+        sources = await service.knowledge.texts(target.scope, graph_page.source_ids(notes))
+    page = graph_page.render(
+        f"hybrid-memory: {target.scope.project}", graph_page.page_data(notes, links, sources)
+    )
     path = Path(args["html"])
     await anyio.Path(path).write_text(page, encoding="utf-8")
     target.stderr.write(f"wrote {path} ({len(notes)} notes)\n")

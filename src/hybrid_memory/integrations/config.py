@@ -54,7 +54,8 @@ HOOK_VARIABLES = (
         800,
         0,
         8000,
-        "The budget of the project context injected at session start (pinned memory, notes, last sessions).",
+        "The budget of the project context injected at session start (current notes, the most recent "
+        "session's digest, pinned memory).",
     ),
     HookVariable(
         "prompt_tokens",
@@ -64,6 +65,14 @@ HOOK_VARIABLES = (
         "The budget of what one prompt gets injected: only strong matches, each cited.",
     ),
     HookVariable("min_match", 0.3, 0, 1, "The least ``match`` a memory needs to be injected for a prompt."),
+    HookVariable(
+        "min_note_match",
+        0.1,
+        0,
+        1,
+        "The least ``match`` a note (a decision, rule, preference, fact) needs to be injected for a prompt: "
+        "lower than a turn's, a note being short, distilled and current.",
+    ),
     HookVariable(
         "timeout_s", 20.0, 0.1, 600, "How long a hook waits for the host (which it starts when none runs)."
     ),
@@ -90,6 +99,7 @@ class HookConfig(NamedTuple):
     min_match: float
     timeout_s: float
     detach: bool
+    min_note_match: float = 0.1
 
     @classmethod
     def from_env(cls) -> HookConfig:
@@ -102,6 +112,7 @@ class HookConfig(NamedTuple):
             min_match=float(read["min_match"]),
             timeout_s=float(read["timeout_s"]),
             detach=bool(read["detach"]),
+            min_note_match=float(read["min_note_match"]),
         )
 
     @property
@@ -132,7 +143,8 @@ def safe_name(name: str) -> str:
 
 
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The project's last sessions (first prompt, last time), which SessionStart shows; named by the
+    """The project's latest sessions (first prompt, last time; SessionStart shows the newest one's digest),
+    named by the
     project's folder and a digest of its whole name, so two folders named alike keep two files."""
     # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
     digest = f"{zlib.crc32(project.encode()):08x}"

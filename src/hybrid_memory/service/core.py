@@ -41,8 +41,8 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate, browse
 from hybrid_memory.service._pages import every
-from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
+from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
@@ -83,7 +83,9 @@ class MemoryService:
         self._notes = Notes(
             stores=stores, lifecycle=self._lifecycle, max_content_chars=settings.max_content_chars
         )
-        self._context = ContextBuilder(vectors=self._live, embedder=embedder, recall=self._recaller.recall)
+        self._context = ContextBuilder(
+            vectors=self._live, graph=stores.graph, embedder=embedder, recall=self._recaller.recall
+        )
         self.knowledge = Knowledge(settings.lifecycle, stores)
 
     # --- threads ---------------------------------------------------------------------
