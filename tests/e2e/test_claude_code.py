@@ -127,8 +127,9 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
     assert {m["project"] for m in memories} == {"alpha", "beta"}
     for memory in memories:
         assert not any(marker in str(memory["text"]) for marker in SCAFFOLDING), memory["text"]
-    # Each session is one thread: its prompt and the model's answer, nothing else.
+    # Each session is one thread: its prompt and the model's answer (its digest and notes beside them).
     by_thread: dict[str, list[str]] = {}
     for memory in memories:
-        by_thread.setdefault(str(memory["thread_id"]), []).append(str(memory["role"]))
+        if memory["kind"] == "message":
+            by_thread.setdefault(str(memory["thread_id"]), []).append(str(memory["role"]))
     assert sorted(sorted(roles) for roles in by_thread.values()) == [["assistant", "user"]] * 5
