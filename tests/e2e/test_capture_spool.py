@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.host.client import connect
-from tests.e2e.claude_code import hook_env, stop_hosts
+from tests.e2e.claude_code import hook_env, message_counts, stop_hosts
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
@@ -120,9 +119,7 @@ def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
 
 
 def _thread_sizes(data_dir: Path, cwd: Path) -> dict[str, int]:
-    with connect(data_dir, cwd, timeout_s=60) as host:
-        threads = host.call_tool("list_threads", {})["threads"]
-    return {t["thread_id"]: t["memories"] for t in threads}
+    return message_counts(data_dir, cwd, start=True)
 
 
 SESSIONS = {
