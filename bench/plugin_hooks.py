@@ -5,7 +5,11 @@
 1. ``UserPromptSubmit``: ``hybrid-memory hook user-prompt-submit`` run as Claude Code runs
    it (a process, JSON on stdin) against a host that is already running, over a memory
    holding a captured session; p50 / p95 of the wall time, beside the same Python
-   starting and exiting (``python -c pass``) in the same run.
+   starting and exiting (``python -c pass``) in the same run. The session edited a file every
+   third turn in a git repository, one of them changed since in a commit, and the prompts come
+   from a subdirectory of another worktree of that repository: the hook and the host name
+   the project through the worktree's ``.git`` file, and recall hashes the hits' files.
+   The in-process cost of naming a directory's project is reported beside it.
 2. Capture of a ``--turns``-turn coding transcript (a user and an assistant message a turn,
    every few turns a rule and a decision, files read and edited and a test run), notes,
    entities and digest included:
@@ -42,6 +46,7 @@ from hybrid_memory.host.client import connect  # noqa: E402
 from hybrid_memory.integrations.capture import BATCH, settled  # noqa: E402
 from hybrid_memory.integrations.config import HookConfig  # noqa: E402
 from hybrid_memory.integrations.transcript import read_from  # noqa: E402
+from hybrid_memory.projects import project_of_directory  # noqa: E402
 
 HOOK = Path(sys.executable).parent / "hybrid-memory"
 TOPICS = [
@@ -66,6 +71,27 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def _source(topic: str) -> str:
+    return f"src/{topic.replace(' ', '_')}.py"
+
+
+def _repository(path: Path) -> Path:
+    """A git repository with one commit holding a source file per topic (a worktree needs a commit)."""
+    git_project(path)
+    (path / "src").mkdir()
+    for topic in TOPICS:
+        (path / _source(topic)).write_text(f"# {topic}\nOPTION = 0\n")
+    _git(path, "add", ".")
+    _git(path, "commit", "-q", "-m", "first")
+    return path
+
+
+def _git(cwd: Path, *args: str) -> None:
+    names = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.org"}
+    env = {**os.environ, **names, "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.org"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
 def _turns(i: int, session: str, cwd: Path) -> list[tuple[str, object]]:
     """Turn ``i`` of a coding session: a question and its answer; every few turns a rule, a decision,
     files read and edited and a command run, so capture has notes and entities to draw."""
@@ -78,10 +104,15 @@ def _turns(i: int, session: str, cwd: Path) -> list[tuple[str, object]]:
         ("assistant", f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."),
     ]
     if i % 3 == 0:
-        path = f"{cwd}/src/{topic.replace(' ', '_')}/module_{i % 11}.py"
+        path = str(cwd / _source(topic))
         uses = [
             {"type": "tool_use", "id": f"{session}-r{i}", "name": "Read", "input": {"file_path": path}},
-            {"type": "tool_use", "id": f"{session}-e{i}", "name": "Edit", "input": {"file_path": path}},
+            {
+                "type": "tool_use",
+                "id": f"{session}-e{i}",
+                "name": "Edit",
+                "input": {"file_path": path, "old_string": "0", "new_string": "1"},
+            },
             {"type": "tool_use", "id": f"{session}-b{i}", "name": "Bash", "input": {"command": "make test"}},
         ]
         results = [
@@ -132,7 +163,10 @@ def _quantiles(values: list[float]) -> dict[str, float]:
 
 
 def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
-    data_dir, cwd = work / "data", git_project(work / "ledger")
+    data_dir, cwd = work / "data", _repository(work / "ledger")
+    _git(cwd, "worktree", "add", "-q", "-b", "review", str(work / "ledger-review"))
+    asked_in = work / "ledger-review" / "src" / "api"
+    asked_in.mkdir(parents=True)
     env = _env(data_dir)
     transcript = work / "long.jsonl"
     _transcript(transcript, "long", turns, cwd)
@@ -155,12 +189,21 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
     settled(HookConfig(data_dir, None, 0, 0, 0, 600, True), 600)
     detached_done_s = detached_s + perf_counter() - start
 
+    (cwd / _source("database")).write_text("# database\nOPTION = 9\n")  # changed since the session
+    _git(cwd, "commit", "-q", "-am", "database option 9")
+    start = perf_counter()
+    for _ in range(1000):
+        project_of_directory(asked_in)
+    naming_us = (perf_counter() - start) * 1000
+    if project_of_directory(asked_in) != project_of_directory(cwd):
+        raise SystemExit("the worktree's subdirectory is not in the repository's project")
+
     prompt_s, python_s = [], []
     for i in range(prompts):
         topic = TOPICS[i % len(TOPICS)]
         ask = {
             "session_id": "bench",
-            "cwd": str(cwd),
+            "cwd": str(asked_in),
             "prompt": f"What did we decide about {topic} last time?",
         }
         prompt_s.append(_hook("user-prompt-submit", ask, env))
@@ -171,6 +214,7 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
     return {
         "first_hook_starting_the_host_s": round(cold, 2),
         "user_prompt_submit": _quantiles(prompt_s),
+        "project_of_directory_us": round(naming_us, 1),
         "python_start_exit": _quantiles(python_s),
         f"capture_{turns}_turns_inline_s": round(capture_s, 2),
         f"remember_thread_same_{len(messages)}_messages_s": round(baseline_s, 2),
@@ -180,6 +224,8 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
 
 
 def sessions(work: Path, runs: int) -> dict[str, object] | None:
+    if runs <= 0:
+        return None
     if not CLAUDE.is_file():
         print("tools/claude-code is not installed (npm ci --prefix tools/claude-code): sessions skipped")
         return None
@@ -238,7 +284,8 @@ def main() -> None:
     load_before = os.getloadavg()
     try:
         results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns)}
-        results["sessions"] = sessions(work, args.sessions)
+        if args.sessions > 0:  # 0: the hooks alone, without Claude Code
+            results["sessions"] = sessions(work, args.sessions)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["load_average_before_after"] = [list(load_before), list(os.getloadavg())]

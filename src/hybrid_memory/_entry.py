@@ -9,6 +9,9 @@ import sys
 
 
 def main() -> int:
+    from hybrid_memory.private import owner_only_umask
+
+    owner_only_umask()  # whatever this process writes under the data dir is its owner's alone
     argv = sys.argv[1:]
     if argv[:1] == ["hook"]:
         from hybrid_memory.integrations.hooks import main as hook

@@ -8,10 +8,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hybrid_memory import __version__
-from hybrid_memory.commands import STORE_COMMANDS, add_recall_parser, join_running
+from hybrid_memory.commands import (
+    STORE_COMMANDS,
+    add_forget_parser,
+    add_move_parser,
+    add_recall_parser,
+    follow_directory,
+    join_running,
+)
 from hybrid_memory.commands import arguments as store_arguments
 from hybrid_memory.commands import run as run_store_command
 from hybrid_memory.exits import (
@@ -23,9 +30,12 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
+from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
-    from hybrid_memory.host.serve import Plugins
+    from mcp.server.mcpserver import MCPServer
+
+    from hybrid_memory.host.serve import Host
     from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
@@ -78,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_transfer_parsers(sub)
     _add_graph_parser(sub)
     add_recall_parser(sub)
+    add_forget_parser(sub)
+    add_move_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     stop = sub.add_parser(
@@ -114,20 +126,40 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _view(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from hybrid_memory.projects import project_of_directory
+    from hybrid_memory.server import build_server
     from hybrid_memory.viewer.command import run_view
 
-    anyio.run(run_view, settings, args.port, _host_plugins())
+    # The page opens on the directory's project; the host it may start still names each client's own.
+    first = None if settings.project else project_of_directory(os.getcwd())
+    anyio.run(run_view, settings, args.port, _host(build_server(settings), settings), first)
     return 0
 
 
-def _host_plugins() -> Plugins:
-    """What a host serves beside MCP: the store commands that join it, and the viewer on its own socket."""
+def _host(server: MCPServer[Any], settings: Settings) -> Host:
+    """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
+    viewer on its own socket, and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
-    from hybrid_memory.host.serve import Plugins
+    from hybrid_memory.host.serve import Host, Plugins
     from hybrid_memory.host.wire import METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
-    return Plugins(calls={METHOD: serve_command}, sockets={VIEW_SOCKET_NAME: serve_viewer_socket})
+    plugins = Plugins(
+        calls={METHOD: serve_command},
+        sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
+        on_open=[_capture_pending],
+    )
+    return Host(server, settings.data_dir, plugins)
+
+
+async def _capture_pending(data_dir: Path) -> None:
+    """The captures that wait (a host was down, a command held the store), done by the host that starts:
+    in a thread, as a client of the host like the hooks that left them."""
+    import anyio
+
+    from hybrid_memory.integrations.pending import retry_at_start
+
+    await anyio.to_thread.run_sync(retry_at_start, data_dir, abandon_on_cancel=True)
 
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -269,25 +301,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     check_data_dir(settings.data_dir)
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
-    plugins = _host_plugins()
+    host = _host(server, settings)
     if args.headless:
-        from hybrid_memory.host.serve import serve_headless
-
-        anyio.run(serve_headless, server, settings.data_dir, plugins, args.idle_exit)
+        anyio.run(host.serve_headless, args.idle_exit)
     elif args.transport == "http":
         from hybrid_memory.viewer.app import http_pages
 
         embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
-        http, data_dir, pages = settings.http, settings.data_dir, http_pages()
-        anyio.run(
-            lambda: serve_http(
-                server, http, settings.log_level, data_dir, embedded=embedded, plugins=plugins, pages=pages
-            )
-        )
+        pages = http_pages()
+        anyio.run(lambda: serve_http(settings.http, settings.log_level, host, embedded=embedded, pages=pages))
     else:
         from hybrid_memory.host.stdio import serve_stdio
 
-        anyio.run(lambda: serve_stdio(server, settings.data_dir, plugins, detached_host=args.detached_host))
+        anyio.run(lambda: serve_stdio(host, detached_host=args.detached_host))
     _exit_without_teardown()
 
 
@@ -304,10 +330,12 @@ def _exit_without_teardown() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    owner_only_umask()  # also reached by ``python -m hybrid_memory`` (the detached host)
     args = _parser().parse_args(argv)
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)
     if args.command in STORE_COMMANDS:
+        follow_directory(args)
         # A running server answers before the settings (most of the start-up) are even imported.
         answered = join_running(args.command, args, store_arguments(args))
         if answered is not None:

@@ -328,7 +328,8 @@ class Settings(BaseSettings):
     """Where the embedded stores live; default: the user data directory (``~/.local/share/mcp-hybrid-memory``
     on Linux)."""
     project: str | None = None
-    """Project scope; when unset, the client's first MCP root names it, else ``default``."""
+    """Project scope; when unset, the repository (else the directory) of the client's first MCP root, else
+    ``default``; the command line's store commands use their working directory's."""
     user: str = "default"
     """User scope: every stored item carries it and every query is filtered by it."""
     vector_backend: Literal["edge", "qdrant"] | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from hybrid_memory import settings_doc
 from tests.docs.blocks import REPO, pages, shell_blocks
 
@@ -13,7 +15,20 @@ SETTING = re.compile(r"\bHYBRID_MEMORY_[A-Z0-9_]*[A-Z0-9]\b")
 
 # The words of the project's own planning, which mean nothing to a user.
 PLANNING = re.compile(
-    r"\bissues?[ -]?#?\d+|\bbars?\b|\bsessions? of work\b|\b(last|this|earlier|later|previous) session\b",
+    r"\bissues?[ -]?#?\d+|\bbars?\b|\bsessions? of work\b|\b(last|this|earlier|later|previous) session\b"
+    r"|\bthe brief\b|\bmilestones?\b|\bsprints?\b",
+    re.IGNORECASE,
+)
+
+# A lab notebook's words: what changed and when, instead of what is. A reference page says what the
+# product does; how it came to be belongs in the history of the repository.
+NOTEBOOK = re.compile(
+    r"\(new\)|\btoday'?s\b|\bno longer\b|\b(we|it|this|that|they|which) used to\b|\bused to be\b"
+    r"|\b(this|last|previous|next|that) round\b|\bround reason\b|\bwe (tried|kept|dropped|changed)\b"
+    r"|\b(was|were) kept\b|\bour (development )?machines?\b|\bbefore\s*/\s*now\b|\bbefore and now\b"
+    r"|^\|\s*(before|now)\s*\|"
+    r"|\bpreviously\b|\bformerly\b|\bas of (this|the last) (change|commit)\b|\bchanged from\b"
+    r"|\bthe old (default|way|code)\b|\bnew default\b|\bfor now\b|\bnot yet\b",
     re.IGNORECASE,
 )
 
@@ -29,21 +44,89 @@ def test_the_readme_reads_in_five_minutes() -> None:
     )
 
 
-def test_no_page_speaks_of_issues_bars_or_sessions_of_work() -> None:
-    found = [
+QUOTED = re.compile(r'"[^"]*"|`[^`]*`')
+"""Quoted text and code: what a user or a tool says, not the page's own voice."""
+
+
+def _lines_matching(pattern: re.Pattern[str], *, skip_quoted: bool = False) -> list[str]:
+    return [
         f"{path}:{number}: {match.group(0)!r}"
         for path in _documentation()
         for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1)
-        for match in PLANNING.finditer(line)
+        for match in pattern.finditer(QUOTED.sub("", line) if skip_quoted else line)
     ]
+
+
+def test_no_page_speaks_of_issues_bars_or_sessions_of_work() -> None:
+    found = _lines_matching(PLANNING)
     assert found == [], f"planning words in the documentation: {found}"
 
 
-def test_the_planning_words_rule_catches_them() -> None:
-    caught = ["the issue-9 bars", "Against the bars of issue 12", "at the start of the last session", "a bar"]
-    kept = ["a recall session", "each client's MCP session", "Claude Code sessions", "bartender"]
-    assert [text for text in caught if PLANNING.search(text)] == caught
-    assert [text for text in kept if PLANNING.search(text)] == []
+def test_no_page_reads_as_a_lab_notebook() -> None:
+    found = _lines_matching(NOTEBOOK, skip_quoted=True)
+    assert found == [], f"say what is, not what changed: {found}"
+
+
+PLANNING_CAUGHT = [
+    "the issue-9 bars",
+    "Against the bars of issue 12",
+    "at the start of the last session",
+    "a bar",
+    "as the brief asks",
+    "the next milestone",
+]
+PLANNING_KEPT = [
+    "a recall session",
+    "each client's MCP session",
+    "Claude Code sessions",
+    "bartender",
+    "a brief note",
+]
+NOTEBOOK_CAUGHT = [
+    "| speakers 0.8 (new) | 0.833 |",
+    "one thing of today's default",
+    "it no longer refuses",
+    "it used to block",
+    "half was kept as the round reason",
+    "No Neo4j runs on our development machines",
+    "before / now",
+    "| now | 0.736 |",
+    "| before | 0.701 |",
+    "we tried BM25 first",
+    "previously the default",
+    "the old default was 0.3",
+    "kept off for now",
+    "not yet supported",
+    "in this round",
+]
+NOTEBOOK_KEPT = [
+    "a second store round",
+    "the model is used to rank hits",
+    "Weak hits are kept, not dropped",
+    "redacted before anything is stored",
+    "the newest first, then the older ones",
+    "a note whose validity ended",
+    "what happens now is",
+    "Today at 09:00",
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "caught", "kept"),
+    [(PLANNING, PLANNING_CAUGHT, PLANNING_KEPT), (NOTEBOOK, NOTEBOOK_CAUGHT, NOTEBOOK_KEPT)],
+    ids=["planning", "notebook"],
+)
+def test_each_rule_catches_its_words_and_keeps_what_is_not(
+    rule: re.Pattern[str], caught: list[str], kept: list[str]
+) -> None:
+    assert [text for text in caught if rule.search(text)] == caught
+    assert [text for text in kept if rule.search(text)] == []
+
+
+def test_the_notebook_rule_leaves_quoted_examples_alone() -> None:
+    example = 'one-off requests ("don\'t change it for now") make no note; `--no-longer` is a flag'
+    assert NOTEBOOK.search(example)
+    assert not NOTEBOOK.search(QUOTED.sub("", example))
 
 
 def test_ci_runs_the_readmes_test_command() -> None:
@@ -55,8 +138,15 @@ def test_ci_runs_the_readmes_test_command() -> None:
     assert any(line.startswith(commands[0]) for line in ci), ".ci/run must run the README's test command"
 
 
+# Read by the Claude Code plugin's launcher (a shell script), not by the settings tree.
+LAUNCHER = REPO / "plugins" / "hybrid-memory" / "bin" / "hybrid-memory"
+LAUNCHER_VARIABLES = {"HYBRID_MEMORY_COMMAND"}
+
+
 def test_every_setting_the_docs_name_exists() -> None:
-    known = set(re.findall(r"`([A-Z0-9_]+)`", settings_doc.render()))
+    launcher = LAUNCHER.read_text(encoding="utf-8")
+    assert all(f"${{{name}" in launcher or f"${name}" in launcher for name in LAUNCHER_VARIABLES)
+    known = set(re.findall(r"`([A-Z0-9_]+)`", settings_doc.render())) | LAUNCHER_VARIABLES
     named = {
         (str(path), name)
         for path in _documentation()

@@ -36,6 +36,9 @@ NOT_RUNNABLE: dict[str, str] = {
     rf"{_ENV}hybrid-memory eval locomo": (
         "a benchmark over the whole LoCoMo dataset; tests/e2e/test_eval_smoke.py runs a slice"
     ),
+    rf"{_ENV}hybrid-memory eval longmemeval": (
+        "a benchmark: minutes of embedding per LongMemEval question, on a dataset beside the checkout"
+    ),
     r"^pytest -m neo4j": (
         "runs test suites (ArcadeDB's JVM, or a real Neo4j it would empty): the suite itself runs them"
     ),
@@ -53,6 +56,8 @@ NOT_RUNNABLE: dict[str, str] = {
         "a terminal session shown with its output, a server running in the background; "
         "tests/e2e/test_cli_joins_server.py runs these commands against running servers"
     ),
+    r"^pip uninstall": "removes the package this test runs",
+    r"^rm -rf ~/": "deletes the user's own data directory",
     r"settings_doc > docs/configuration\.md": (
         "rewrites a tracked file; tests/docs/test_configuration_page.py checks the same output"
     ),

@@ -123,13 +123,17 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
     memories = [r for r in records if r.get("item") == "memory"]
     stated = [m for m in memories if m["text"] == FACT]
     assert len(stated) == 1, stated
-    assert stated[0]["project"] == "alpha"
-    assert {m["project"] for m in memories} == {"alpha", "beta"}
+    # A project is the repository, named by its path: the hooks and the MCP server agree on it.
+    assert stated[0]["project"] == str(alpha.resolve())
+    assert {m["project"] for m in memories} == {str(alpha.resolve()), str(beta.resolve())}
     for memory in memories:
         assert not any(marker in str(memory["text"]) for marker in SCAFFOLDING), memory["text"]
-    # Each session is one thread: its prompt and the model's answer (its digest and notes beside them).
+    # Each session is one thread: its prompt (the model's "Noted." carries nothing and is not kept);
+    # beside it only what capture derives from a session (its digest, notes' searchable copies).
     by_thread: dict[str, list[str]] = {}
     for memory in memories:
         if memory["kind"] == "message":
             by_thread.setdefault(str(memory["thread_id"]), []).append(str(memory["role"]))
-    assert sorted(sorted(roles) for roles in by_thread.values()) == [["assistant", "user"]] * 5
+    assert sorted(sorted(roles) for roles in by_thread.values()) == [["user"]] * 5
+    assert not any(m["text"] == "Noted." for m in memories)
+    assert {m["kind"] for m in memories} - {"message"} <= {"summary", "note"}

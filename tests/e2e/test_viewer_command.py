@@ -103,6 +103,23 @@ async def test_view_without_a_server_hosts_the_store_and_a_stdio_server_joins_th
     assert again["results"][0]["text"] == SAID["content"]
 
 
+async def test_views_refusal_without_its_token_says_the_token_is_in_the_url_view_printed(
+    tmp_path: Path,
+) -> None:
+    with anyio.fail_after(300):
+        async with (
+            viewer(tmp_path / "data", tmp_path / "view.log") as (base, _token),
+            httpx.AsyncClient(base_url=base, timeout=60) as http,
+        ):
+            refused = await http.get("/viewer/api/threads")
+    assert refused.status_code == 401
+    assert refused.json() == {
+        "error": "unauthorized",
+        "error_description": "A bearer token is required: send Authorization: Bearer "
+        "<the token after #token= in the URL hybrid-memory view printed>.",
+    }
+
+
 def test_view_is_listed_in_the_help() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "hybrid_memory", "view", "--help"], capture_output=True, text=True, check=False

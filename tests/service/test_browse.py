@@ -54,3 +54,25 @@ async def test_recall_without_recording_changes_no_access_count_nor_the_hit_rate
     assert (await harness.service.stats(SCOPE)).recalls == 0
     await harness.service.recall(SCOPE, "where is the ledger", RecallOptions())
     assert (await harness.service.stats(SCOPE)).recalls == 1
+
+
+async def test_the_viewer_lists_repositories_by_folder_told_apart_from_namesakes(harness: Harness) -> None:
+    from hybrid_memory.tools.context import AppContext
+    from hybrid_memory.viewer.source import ViewerSource
+
+    for project in ("/home/ana/alice/api", "/home/ana/bob/api", "/home/ana/web"):
+        await harness.service.remember_thread(Scope(project=project), ThreadDraft("t", messages("Hi.")))
+    app = AppContext(SCOPE)
+    app.attach(harness.service)
+
+    async def running() -> AppContext:
+        return app
+
+    listed = await ViewerSource(running).projects()
+
+    assert listed["labels"] == {
+        "/home/ana/alice/api": "alice/api",
+        "/home/ana/bob/api": "bob/api",
+        "/home/ana/web": "web",
+    }
+    assert listed["projects"] == ["/home/ana/alice/api", "/home/ana/bob/api", "/home/ana/web"]

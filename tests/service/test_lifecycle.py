@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
-from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, NoteType, utcnow
+from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, NoteType, Relation, utcnow
 from hybrid_memory.service import NoteDraft, RecallOptions, TaskDraft, ThreadDraft
 from hybrid_memory.settings import LifecycleSettings
 
@@ -72,6 +72,31 @@ async def test_memory_context_puts_core_then_working_then_recalled(harness: Harn
     assert context.text.startswith(f"Core memory:\n- [memory:{core.id}] The user is called Ann.")
     assert context.tokens == harness.embedder.count_tokens(context.text) <= 500
     assert context.omitted == 0
+
+
+async def test_memory_context_lists_the_current_notes_most_important_first_and_never_a_superseded_one(
+    harness: Harness,
+) -> None:
+    async def note(content: str, type: NoteType, importance: float) -> str:
+        draft = NoteDraft(content=content, type=type, importance=importance)
+        return (await harness.service.create_note(SCOPE, draft)).id
+
+    old = await note("Billing runs on Postgres 16.", NoteType.DECISION, 0.9)
+    rule = await note("Never push to main directly.", NoteType.PREFERENCE, 0.8)
+    fact = await note("Tests run with make test.", NoteType.FACT, 0.5)
+    await note("Why is the cache cold on Mondays?", NoteType.QUESTION, 1.0)
+    new = await note("Billing moved from Postgres 16 to CockroachDB.", NoteType.DECISION, 0.9)
+    await harness.service.create_link(SCOPE, from_id=new, to_id=old, relation=Relation.SUPERSEDES)
+
+    context = await harness.service.memory_context(SCOPE, "anything", thread_id=None, max_tokens=1000)
+
+    assert [(i.id, i.role) for i in context.notes] == [
+        (new, "decision"),
+        (rule, "preference"),
+        (fact, "fact"),
+    ]
+    assert old not in {i.id for i in context.recalled}
+    assert "Current notes (decisions, preferences, facts):\n- [memory:" in context.text
 
 
 async def test_memory_context_stays_within_its_budget(harness: Harness) -> None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
-from hybrid_memory.models import ContentBlock, MemoryFilter, MemoryKind, MessageIn, NoteType
+from hybrid_memory.models import (
+    ContentBlock,
+    MemoryFilter,
+    MemoryKind,
+    MessageIn,
+    NoteFilter,
+    NoteType,
+    Relation,
+)
 from hybrid_memory.service import NoteDraft, RecallOptions, ThreadDraft, memory_id
 
 from .conftest import SCOPE, Harness, MakeService, messages
@@ -213,3 +221,28 @@ async def test_kinds_are_kept_apart(harness: Harness) -> None:
 
     assert await harness.count(kinds=[MemoryKind.MESSAGE]) == 1
     assert await harness.count(kinds=[MemoryKind.NOTE]) == 1
+
+
+async def test_forget_a_project_deletes_its_memories_notes_and_links_and_nothing_of_another(
+    harness: Harness,
+) -> None:
+    other = SCOPE.model_copy(update={"project": "other"})
+    for scope in (SCOPE, other):
+        await harness.service.remember_thread(scope, ThreadDraft("t1", messages("one", "two")))
+        first = await harness.service.create_note(scope, NoteDraft(content="Port 8080", type=NoteType.FACT))
+        second = await harness.service.create_note(
+            scope, NoteDraft(content="Use TLS", type=NoteType.DECISION)
+        )
+        await harness.service.create_link(
+            scope, from_id=first.id, to_id=second.id, relation=Relation.SUPPORTS
+        )
+
+    result = await harness.service.forget_project(SCOPE)
+
+    assert (result.deleted_memories, result.deleted_notes) == (4, 2)  # two messages, two notes' copies
+    assert await harness.count() == 0
+    assert await harness.graph.list_notes(NoteFilter(scope=SCOPE), 10) == []
+    assert await harness.graph.list_links(SCOPE, 10) == []
+    assert await harness.vectors.count(MemoryFilter(scope=other)) == 4
+    assert len(await harness.graph.list_notes(NoteFilter(scope=other), 10)) == 2
+    assert len(await harness.graph.list_links(other, 10)) == 1

@@ -162,7 +162,7 @@ async def test_two_projects_on_one_data_dir_never_see_each_other(tmp_path: Path,
         ctx = await call(beta, "get_memory_context", query="Alpha", thread_id="shared")
         assert ctx["text"] == ""
         stats = await call(beta, "memory_stats")
-        assert (stats["project"], stats["items"], stats["notes"]) == ("beta", 0, 0)
+        assert (stats["project"], stats["items"], stats["notes"]) == ("/home/u/beta", 0, 0)
         assert (await call(beta, "forget_preview"))["total"] == 0
         for memory_id in (a["memory_ids"][0], note["id"], task["id"]):
             assert "No memory or note" in await call_error(beta, "pin_memory", memory_id=memory_id)
@@ -175,7 +175,7 @@ async def test_two_projects_on_one_data_dir_never_see_each_other(tmp_path: Path,
         assert (await call(no_roots, "memory_stats"))["project"] == "default"
     async with Client(server, list_roots_callback=roots_of("file:///home/u/alpha")) as alpha:
         stats = await call(alpha, "memory_stats")
-        assert (stats["project"], stats["items"], stats["pinned"]) == ("alpha", 3, 1)
+        assert (stats["project"], stats["items"], stats["pinned"]) == ("/home/u/alpha", 3, 1)
 
 
 async def remember(client: Client, thread_id: str, messages: list[dict[str, Any]]) -> None:

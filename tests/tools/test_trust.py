@@ -149,7 +149,8 @@ async def test_private_notes_messages_and_tasks_are_marked_and_never_exported(
         "release": [False],
         "dark mode": [False],
     }
-    in_context = {w: [i["private"] for i in context["recalled"] if w in i["text"]] for w in words}
+    items = context["notes"] + context["recalled"]
+    in_context = {w: [i["private"] for i in items if w in i["text"]] for w in words}
     assert in_context == marked
 
     file = tmp_path / "export.jsonl"

@@ -231,6 +231,7 @@ NEAR_MISSES: list[str] = [
     "github.com/lestrrat-go/jwx/v2 v2.0.21 h1:jAPKupy4uHgrHFEdjVjNkUgoBKtVDgrQPB/h55FHrR0= // token parsing",
     '{file = "tokenizers-0.15.2-cp311-cp311-manylinux_2_17_x86_64.whl", '
     'hash = "sha256:6b2b55c4a8a2f7dc2d8a1a3b6bd6c5b1e0a2f1e3c4d5e6f7a8b9c0d1e2f3a4b5"}',
+    "max tokens for gpt-4o-mini-2024-07-18 is 16384; the key rotates at 2026-11-27_03-00-00.",
     "The tokenizer gave 4096 tokens for bert-base-multilingual-cased-finetuned-conll03-english.",
     "Set max_tokens=4096 and the sort key sortKeyForRequestTimestamp2 in the config.",
     "Private key file: ~/.ssh/id_ed25519_github2024, handler src/auth/TokenRefreshHandler2.tsx",

@@ -67,4 +67,5 @@ def test_paths_are_sent_absolute_because_the_server_has_its_own_working_director
         "quiet": False,
     }
     assert graph == {"html": str(tmp_path / "g.html")}
-    assert recall == {"query": "a query", "limit": 7, "json": True}
+    # The directory goes too: recall compares the files a memory's turn edited with it.
+    assert recall == {"query": "a query", "limit": 7, "json": True, "cwd": str(tmp_path), "legacy": None}

@@ -28,6 +28,11 @@ def test_rules_decisions_and_conventions_of_one_turn_are_three_notes() -> None:
     ("said", "kind", "content"),
     [
         ("Let's set the token TTL to 15 minutes.", "decision", "Let's set the token TTL to 15 minutes."),
+        (
+            "Access tokens expire after 15 minutes, refresh tokens after 30 days.",
+            "decision",
+            "Access tokens expire after 15 minutes, refresh tokens after 30 days.",
+        ),
         ("Set the access token TTL to 15 minutes.", "decision", "Set the access token TTL to 15 minutes."),
         ("The session timeout should be 30 minutes", "decision", "The session timeout should be 30 minutes."),
         ("ok so from now on we squash merges", "rule", "From now on we squash merges."),

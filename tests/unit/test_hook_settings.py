@@ -21,6 +21,7 @@ def test_unset_variables_give_their_documented_defaults() -> None:
         "min_match": 0.3,
         "timeout_s": 20.0,
         "detach": True,
+        "min_note_match": 0.1,
     }
 
 

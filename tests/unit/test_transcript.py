@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.capture import _save, _start
-from hybrid_memory.integrations.transcript import clean, parse_lines, read_from
+from hybrid_memory.integrations.capture import _Said, _save, _start
+from hybrid_memory.integrations.config import HookConfig
+from hybrid_memory.integrations.transcript import Message, clean, parse_lines, read_from
 
 CWD = "/home/ada/work/ledger"
 
@@ -230,6 +231,40 @@ def test_a_codex_session_file_gives_its_user_and_assistant_messages_and_its_sess
     assert (reading.session_id, reading.cwd) == ("019a-codex", "/home/ada/work/ledger")
 
 
+def _shop(data_dir: Path) -> HookConfig:
+    return HookConfig(
+        data_dir=data_dir,
+        project="shop",
+        context_tokens=800,
+        prompt_tokens=300,
+        min_match=0.3,
+        timeout_s=1,
+        detach=False,
+    )
+
+
+def test_capture_leaves_out_filler_and_what_the_project_already_said_under_another_id(tmp_path: Path) -> None:
+    config = _shop(tmp_path)
+    first = [
+        Message("u1", "user", "How do I regenerate the OpenAPI client?", None),
+        Message("a1", "assistant", "Checking.", None),
+        Message("a2", "assistant", "Run `make openapi`.", None),
+        Message("u2", "user", "yes", None),
+    ]
+    said = _Said(config, tmp_path)
+    assert [m.id for m in said.worth_storing(first)] == ["u1", "a2", "u2"]
+    said.save()
+    again = [
+        Message("u3", "user", "how do I regenerate the openapi client", None),
+        Message("a3", "assistant", "Run make openapi.", None),
+        Message("u4", "user", "yes", None),
+        Message("u1", "user", "How do I regenerate the OpenAPI client?", None),  # the same entry read again
+    ]
+    assert [m.id for m in _Said(config, tmp_path).worth_storing(again)] == ["u4", "u1"]
+    elsewhere = config._replace(project="garden")
+    assert [m.id for m in _Said(elsewhere, tmp_path).worth_storing(again)] == ["u3", "a3", "u4"]
+
+
 def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended() -> None:
     uses = _entry(
         "assistant",
@@ -275,3 +310,12 @@ def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended()
             "(ran uv add httpx → ok)",
         ),
     ]
+
+
+def test_a_rule_stated_again_is_captured_again_to_reinforce_its_note(tmp_path: Path) -> None:
+    config = _shop(tmp_path)
+    said = _Said(config, tmp_path)
+    rule = "Never push to main directly."
+    assert len(said.worth_storing([Message("u1", "user", rule, None)])) == 1
+    said.save()
+    assert len(_Said(config, tmp_path).worth_storing([Message("u9", "user", rule, None)])) == 1

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hybrid_memory.integrations.reading import relative
 from hybrid_memory.integrations.transcript import Reading, parse_lines, read_from
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -263,3 +264,95 @@ def test_agent_scaffolding_as_a_user_message_stores_nothing(text: str) -> None:
     reading = parse_lines([json.dumps(line).encode()])
     assert reading.messages == []
     assert sum(reading.skipped.values()) == 1
+
+
+@pytest.mark.parametrize(
+    ("call", "output"),
+    [
+        (
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": '{"command": ["/bin/zsh", "-lc", "pytest -q"]}',
+            },
+            '{"output": "1 failed", "metadata": {"exit_code": 1}}',
+        ),
+        (
+            {"type": "function_call", "name": "shell_command", "arguments": '{"command": "pytest -q"}'},
+            "Exit code: 1",
+        ),
+        (
+            {"type": "function_call", "name": "exec_command", "arguments": '{"cmd": "pytest -q"}'},
+            "exited with code 1",
+        ),
+        (
+            {"type": "function_call", "name": "exec", "arguments": '{"cmd": ["pytest", "-q"]}'},
+            "Exit code: 1\n",
+        ),
+        (
+            {
+                "type": "local_shell_call",
+                "status": "completed",
+                "action": {"type": "exec", "command": ["pytest", "-q"]},
+            },
+            [{"type": "input_text", "text": "Exit code: 1"}],
+        ),
+    ],
+    ids=["shell", "shell_command", "exec_command", "exec", "local_shell_call"],
+)
+def test_codex_test_runs_are_read_under_every_shell_tool_name(
+    call: dict[str, object], output: object
+) -> None:
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {**call, "call_id": "c1"}},
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c1", "output": output},
+        },
+    ]
+    reading = parse_lines([json.dumps(line).encode() for line in lines])
+    assert _texts(reading) == [("assistant", "(tests failed: pytest -q)")]
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "shown"),
+    [
+        ("C:\\Users\\ada\\Ledger\\src\\db.py", "C:\\Users\\ada\\Ledger", "src/db.py"),
+        ("c:\\users\\ada\\ledger\\src\\db.py", "C:\\Users\\ada\\Ledger", "src/db.py"),
+        ("D:\\other\\db.py", "C:\\Users\\ada\\Ledger", "/d/other/db.py"),
+        ("\\\\server\\share\\ledger\\db.py", "\\\\server\\share\\ledger", "db.py"),
+        ("/home/ada/Ledger/src/db.py", "/home/ada/ledger", "/home/ada/Ledger/src/db.py"),
+    ],
+)
+def test_an_edited_file_is_shown_relative_to_the_session_directory(path: str, cwd: str, shown: str) -> None:
+    assert relative(path, cwd) == shown
+
+
+def test_the_users_words_beside_tool_results_stay_the_users() -> None:
+    use = {
+        "type": "assistant",
+        "uuid": "a-1",
+        "cwd": "/w",
+        "message": {
+            "id": "msg_1",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}}],
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": "u-2",
+        "cwd": "/w",
+        "message": {
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "2 passed"},
+                {"type": "text", "text": "Also, the staging database is read-only on Fridays."},
+            ]
+        },
+    }
+    reading = parse_lines([json.dumps(use).encode(), json.dumps(result).encode()])
+    assert _texts(reading)[-2:] == [
+        ("user", "Also, the staging database is read-only on Fridays."),
+        ("assistant", "(tests passed: pytest -q)"),
+    ]
+    assert reading.messages[-2].id == "u-2"

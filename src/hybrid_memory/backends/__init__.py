@@ -13,6 +13,7 @@ from typing import Any, cast
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.backends.reconnecting import Reconnecting
 from hybrid_memory.errors import BackendUnavailableError
+from hybrid_memory.private import make_private
 from hybrid_memory.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ async def open_vector_store(settings: Settings, *, dimension: int, model: str) -
     else:
         from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
 
+        make_private(settings.data_dir)
         store = EdgeVectorStore(settings.data_dir / "vectors", timeout_s=settings.backend_timeout_s)
         await store.open(dimension=dimension, model=model)
         try:
@@ -74,7 +76,7 @@ async def open_graph_store(settings: Settings) -> AsyncIterator[GraphStore]:
     else:
         from hybrid_memory.backends.sqlite_graph import SqliteGraphStore
 
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private(settings.data_dir)
         store = SqliteGraphStore(settings.data_dir / "graph.sqlite3", timeout_s=settings.backend_timeout_s)
         await store.open()
         try:

@@ -182,6 +182,11 @@ class GraphStore(Protocol):
         """
         ...
 
+    async def move_scope(self, scope: Scope, project: str) -> int:
+        """Move every note of ``scope``, with its links, to ``project`` (same user) in one transaction;
+        returns how many notes moved. Ids stay: a note keeps its id and its links."""
+        ...
+
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """Notes within ``walk.depth`` hops of ``walk.note_id`` (the start excluded) and the links among them.
 

@@ -95,7 +95,7 @@ PARAMETERS: Final = frozenset(
         *("id", "ids", "project", "user", "content", "type", "tags", "importance", "thread_id"),
         *("created", "modified", "valid_from", "valid_to", "search_text"),
         *("types", "valid_at", "limit", "offset", "query", "terms", "timeout_s"),
-        *("from_id", "to_id", "strength", "rel_type", "rel_types", "frontier"),
+        *("from_id", "to_id", "strength", "rel_type", "rel_types", "frontier", "to_project"),
     }
 )
 """Every ``$parameter`` a statement may use; the Cypher lint reports any other."""
@@ -252,6 +252,12 @@ SKIP $offset LIMIT $limit"""
 """A page of the links of a scope in a stable order: what an export walks through."""
 
 # The only statement without a scope filter: it names the scopes, and returns no content.
+MOVE_SCOPE: Final = """MATCH (n:Note)
+WHERE n.project = $project AND n.user = $user
+SET n.project = $to_project
+RETURN count(n) AS moved"""
+"""Every note of a scope to another project; links join notes, so they follow."""
+
 SCOPES: Final = """MATCH (n:Note)
 RETURN DISTINCT n.project AS project, n.user AS user
 ORDER BY project, user"""

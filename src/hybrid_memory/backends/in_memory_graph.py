@@ -212,6 +212,17 @@ class InMemoryGraphStore:
         found = {(note.project, note.user) for note in self._data.notes.values()}
         return [Scope(project=project, user=user) for project, user in sorted(found)]
 
+    async def move_scope(self, scope: Scope, project: str) -> int:
+        await self._ready()
+        moved = [n for n in self._data.notes.values() if n.project == scope.project and n.user == scope.user]
+        for note in moved:
+            self._data.notes[note.id] = note.model_copy(update={"project": project})
+        for link in self._scope_links(scope):
+            del self._data.links[_key(link)]
+            moved_link = link.model_copy(update={"project": project})
+            self._data.links[_key(moved_link)] = moved_link
+        return len(moved)
+
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
         await self._ready()

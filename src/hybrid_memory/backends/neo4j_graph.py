@@ -286,6 +286,12 @@ class Neo4jGraphStore:
         rows = await self._run(cypher.SCOPES, {}, read=True)
         return [Scope(project=row["project"], user=row["user"]) for row in rows]
 
+    async def move_scope(self, scope: Scope, project: str) -> int:
+        """Every note of ``scope`` to ``project``; its links go with it (they hold no scope of their own)."""
+        params = {"project": scope.project, "user": scope.user, "to_project": project}
+        rows = await self._run(cypher.MOVE_SCOPE, params)
+        return int(rows[0]["moved"]) if rows else 0
+
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
         if walk.empty:

@@ -329,6 +329,19 @@ class SqliteGraphStore:
         rows = await self._read(lambda conn: conn.execute(sql).fetchall())
         return [Scope(project=row["project"], user=row["user"]) for row in rows]
 
+    async def move_scope(self, scope: Scope, project: str) -> int:
+        """Every note of ``scope`` and its links to ``project``; see ``GraphStore.move_scope``."""
+        params = (project, scope.project, scope.user)
+
+        def move(conn: sqlite3.Connection) -> int:
+            # The links' keys point at the notes' (project, user, id): checked once both moved.
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            notes = conn.execute("UPDATE notes SET project = ? WHERE project = ? AND user = ?", params)
+            conn.execute("UPDATE links SET project = ? WHERE project = ? AND user = ?", params)
+            return int(notes.rowcount)
+
+        return await self._run(lambda conn: _write(conn, move))
+
     async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
         if walk.empty:

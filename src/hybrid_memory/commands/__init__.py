@@ -1,4 +1,5 @@
-"""The commands that use the store (stats, export, import, cleanup, graph, recall), wherever it is held.
+"""The commands that use the store (stats, export, import, cleanup, graph, recall, forget, move-project),
+wherever it is held.
 
 A server that runs on the data dir holds the store; a command then joins it over its
 socket and the server runs the command's body on its open stores
@@ -20,7 +21,7 @@ from hybrid_memory.host.wire import Reply
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
 
-STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall")
+STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "forget", "move-project")
 _TRIES = 3
 
 
@@ -38,6 +39,51 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
+def add_forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    forget = sub.add_parser(
+        "forget",
+        help="delete everything one project remembers: its memories, notes and links",
+        description="Permanently delete every memory, note and link of the project named by --project "
+        "(no default, so that no project is forgotten by accident). Other projects are untouched. "
+        "Joins a running server; without one, opens the store.",
+    )
+    forget.add_argument("--project", required=True, help="the project to forget, as stats and view name it")
+    forget.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
+def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    move = sub.add_parser(
+        "move-project",
+        help="move a project's memory into this directory's project (a repository moved, or two split)",
+        description="Move every memory, note and link of project SOURCE into the project of the current "
+        "directory (or --project): for a repository that moved to another path, or, with --thread, to "
+        "take the sessions of one repository out of a project that two shared. Nothing is embedded again.",
+    )
+    move.add_argument("source", help="the project to move from (hybrid-memory stats --project names it)")
+    move.add_argument("--project", help="the project to move into (default: the current directory's)")
+    move.add_argument(
+        "--thread",
+        dest="threads",
+        action="append",
+        metavar="ID",
+        help="move only this thread's (session's) memories; repeatable; notes stay",
+    )
+    move.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+
+
+def follow_directory(parsed: argparse.Namespace) -> None:
+    """A store command given no ``--project`` (nor ``HYBRID_MEMORY_PROJECT``) works on the project of
+    the directory it runs in, as the hooks do (:mod:`hybrid_memory.projects`)."""
+    configured = any(k.upper() == "HYBRID_MEMORY_PROJECT" and v.strip() for k, v in os.environ.items())
+    if getattr(parsed, "project", None) or configured:
+        return
+    from hybrid_memory.projects import legacy_project_name, project_of_directory, root_uri
+
+    cwd = os.getcwd()
+    parsed.project = project_of_directory(cwd)
+    parsed.legacy = legacy_project_name(root_uri(cwd))
+
+
 def _limit(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 50:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of hits from 1 to 50")
@@ -48,6 +94,8 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed flags a body reads, as JSON; paths made absolute (a server has its own cwd)."""
     command = args.command
     if command == "stats":
+        return {"legacy": getattr(args, "legacy", None)}
+    if command == "forget":
         return {}
     if command == "cleanup":
         return {"dry_run": args.dry_run}
@@ -68,8 +116,16 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
             "dry_run": args.dry_run,
             "quiet": args.quiet,
         }
+    if command == "move-project":
+        return {"source": args.source, "threads": args.threads}
     if command == "recall":
-        return {"query": args.query, "limit": args.limit, "json": args.json}
+        return {
+            "query": args.query,
+            "limit": args.limit,
+            "json": args.json,
+            "cwd": os.getcwd(),
+            "legacy": getattr(args, "legacy", None),
+        }
     raise ValueError(f"{command} is not a store command; these are: {', '.join(STORE_COMMANDS)}")
 
 

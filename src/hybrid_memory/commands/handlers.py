@@ -60,6 +60,8 @@ async def stats(target: Target, args: Mapping[str, Any]) -> Reply:
     if waiting:
         print(waiting, file=target.stderr)
     async with target.open() as service:
+        if args.get("legacy"):
+            await service.adopt(args["legacy"], target.scope)
         return Reply((await service.stats(target.scope)).model_dump_json(indent=2) + "\n")
 
 
@@ -92,12 +94,14 @@ async def cleanup(target: Target, args: Mapping[str, Any]) -> Reply:
 
 
 async def graph(target: Target, args: Mapping[str, Any]) -> Reply:
-    from hybrid_memory.transfer import picture
+    from hybrid_memory.viewer import graph_page
 
     async with target.open() as service:
         notes, links = await service.knowledge.graph(target.scope)
-        sources = await service.knowledge.texts(target.scope, picture.source_ids(notes))
-    page = picture.render(f"hybrid-memory: {target.scope.project}", picture.page_data(notes, links, sources))
+        sources = await service.knowledge.texts(target.scope, graph_page.source_ids(notes))
+    page = graph_page.render(
+        f"hybrid-memory: {target.scope.project}", graph_page.page_data(notes, links, sources)
+    )
     path = Path(args["html"])
     await anyio.Path(path).write_text(page, encoding="utf-8")
     target.stderr.write(f"wrote {path} ({len(notes)} notes)\n")
@@ -153,14 +157,42 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
     from hybrid_memory.tools._present import present
 
     call = {"query": args["query"], "limit": args["limit"]}
+    options = RecallOptions(limit=args["limit"], work_tree=Path(args["cwd"]) if args.get("cwd") else None)
     async with target.open() as service:
-        result = await service.recall(target.scope, args["query"], RecallOptions(limit=args["limit"]))
+        if args.get("legacy"):  # the directory's project, first used here: its old name's memories join it
+            await service.adopt(args["legacy"], target.scope)
+        result = await service.recall(target.scope, args["query"], options)
         # What the recall_memory tool sends: the same bounded result, as text and as data.
         answer = present(result, call, service.embedder)
     if args["json"]:
         return Reply(json.dumps(answer.structured_content, indent=2, ensure_ascii=False) + "\n")
     text = "".join(getattr(block, "text", "") for block in answer.content)
     return Reply(text + "\n")
+
+
+async def forget_project(target: Target, args: Mapping[str, Any]) -> Reply:
+    from hybrid_memory.integrations.config import HookConfig, project_state_files
+
+    async with target.open() as service:
+        done = await service.forget_project(target.scope)
+    # The Claude Code hooks keep the project's last sessions and what its captures said beside the store.
+    hooks = HookConfig.from_env()._replace(data_dir=target.settings.data_dir)
+    for path in project_state_files(hooks, target.scope.project):
+        await anyio.Path(path).unlink(missing_ok=True)
+    return Reply(
+        f"project {target.scope.project}: forgot {done.deleted_memories} memories and "
+        f"{done.deleted_notes} notes (with their links)\n"
+    )
+
+
+async def move_project(target: Target, args: Mapping[str, Any]) -> Reply:
+    old = Scope(project=args["source"], user=target.scope.user)
+    into = target.scope.project
+    if old.project == into:
+        return Reply(f"project {into} is already where it would move to; nothing moved\n")
+    async with target.open() as service:
+        memories, notes = await service.move_project(old, into, args["threads"])
+    return Reply(f"moved {memories} memories and {notes} notes from {old.project} to {into}\n")
 
 
 BODIES: dict[str, Body] = {
@@ -170,5 +202,7 @@ BODIES: dict[str, Body] = {
     "export": export,
     "import": import_,
     "recall": recall,
+    "forget": forget_project,
+    "move-project": move_project,
 }
 """Every command that reads or writes the store, by name."""

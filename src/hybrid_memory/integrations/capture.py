@@ -4,9 +4,13 @@ Each session keeps a small offset file (``hooks/capture/<session>.json`` in the 
 the byte offset read so far and a fingerprint of the bytes just before it. A transcript
 that shrank or was rewritten no longer matches its fingerprint and is read again from the
 start; that stores nothing twice, because a message's memory id derives from the session
-and the entry's uuid. The offset moves only after the host acknowledged the write, so a
-capture that failed (host down, store down) is retried whole by the next one, which
-:mod:`~hybrid_memory.integrations.pending` makes sure comes.
+and the entry's uuid. Nor is a reply that carries nothing ("Done.", "Checking."), or a
+question or reply saying word for word what an earlier one of the project said (asked
+again in another session); a statement said again is stored again, since restating a
+rule reinforces its note. The project keeps the hashes of what it stored
+(``hooks/said/<project>.json``). The offset moves only after the host acknowledged the
+write, so a capture that failed (host down, store down) is retried whole by the next one,
+which :mod:`~hybrid_memory.integrations.pending` makes sure comes.
 """
 
 from __future__ import annotations
@@ -22,15 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybrid_memory import codestate
 from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
     project_of,
-    recent_sessions_file,
     safe_name,
+    said_file,
+    sessions_file,
 )
-from hybrid_memory.integrations.transcript import Reading, read_from
+from hybrid_memory.integrations.repeats import asks, is_filler, normalized
+from hybrid_memory.integrations.transcript import Message, Reading, read_from
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
@@ -38,6 +45,9 @@ HARVEST = {"hybrid-memory/harvest": True}
 """remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20
+_SAID_KEPT = 20_000
+_REPEAT_MIN_WORDS = 3
+"""A repeat shorter than this ("yes", "go on") says nothing on its own; it is kept in its thread."""
 
 
 class CaptureBusy(TimeoutError):
@@ -121,23 +131,84 @@ def capture(
         if not ours:
             raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
         reading = read_from(transcript, _start(transcript, state_file))
-        done = Captured(0, 0, len(reading.messages), reading.skipped)
-        if reading.messages:
+        with_code(reading.messages, cwd)
+        said = _Said(config, cwd)
+        messages = said.worth_storing(reading.messages)
+        done = Captured(0, 0, len(messages), reading.skipped)
+        if messages:
             with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
-                for i in range(0, len(reading.messages), BATCH):
-                    batch = [m.as_argument() for m in reading.messages[i : i + BATCH]]
+                for i in range(0, len(messages), BATCH):
+                    batch = [m.as_argument() for m in messages[i : i + BATCH]]
                     arguments = {"thread_id": session_id, "messages": batch}
                     result = host.call_tool("remember_thread", arguments, HARVEST)
                     done.stored += int(result.get("stored", 0))
                     done.unchanged += int(result.get("unchanged", 0))
+            said.save()
             _note_session(config, cwd, session_id, reading)
         _save(transcript, state_file, reading.end)
         return done
 
 
+def with_code(messages: list[Message], cwd: Path) -> None:
+    """Give each message of a turn (a prompt and all that follows it) the state of the files the
+    turn edited: a memory of that turn can then tell when they changed since."""
+    turn: list[Message] = []
+    for message in [*messages, None]:
+        if message is None or (message.role == "user" and turn):
+            edited = [path for m in turn for path in m.edited]
+            code = codestate.snapshot(cwd, dict.fromkeys(edited)) if edited else None
+            for m in turn:
+                m.code = code
+            turn = []
+        if message is not None:
+            turn.append(message)
+
+
+class _Said:
+    """What the project's captures stored, as hashes of its normalized texts (message id -> hash)."""
+
+    def __init__(self, config: HookConfig, cwd: Path) -> None:
+        self.path = said_file(config, project_of(config, cwd))
+        try:
+            loaded = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            loaded = {}
+        self.by_id: dict[str, str] = loaded if isinstance(loaded, dict) else {}
+
+    def worth_storing(self, messages: list[Message]) -> list[Message]:
+        """``messages`` without filler, and without a question or a reply the project stored word for word
+        under another id."""
+        owner = {h: i for i, h in self.by_id.items()}
+        kept = []
+        for message in messages:
+            if is_filler(message.text):
+                continue
+            flat = normalized(message.text)
+            # A rule stated again is kept: restating it is what reinforces its note.
+            if len(flat.split()) >= _REPEAT_MIN_WORDS and (message.role != "user" or asks(message.text)):
+                digest = hashlib.sha256(flat.encode()).hexdigest()[:16]
+                if owner.setdefault(digest, message.id) != message.id:
+                    continue
+                self.by_id[message.id] = digest
+            kept.append(message)
+        return kept
+
+    def save(self) -> None:
+        """Merged with what other sessions' captures saved meanwhile (they may run at the same time)."""
+        with _locked(self.path.with_suffix(".lock"), fcntl.LOCK_EX, 10.0):
+            try:
+                current = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                current = {}
+            merged = {**(current if isinstance(current, dict) else {}), **self.by_id}
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(dict(list(merged.items())[-_SAID_KEPT:])))
+            os.replace(tmp, self.path)
+
+
 def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:
     """Keep the project's last sessions (first prompt, last time) for SessionStart's "recent sessions"."""
-    path = recent_sessions_file(config, project_of(config, cwd))
+    path = sessions_file(config, cwd)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         sessions: list[dict[str, Any]] = json.loads(path.read_text())

@@ -2,12 +2,13 @@
 name as ``transcript_path`` too.
 
 Kept: the user's and the assistant's messages (``response_item`` of type ``message``),
-without developer instructions, AGENTS.md, environment blocks or reasoning. Codex writes
-no id for a message, so its id derives from its time, role and content: stable across
-reads. ``event_msg`` lines repeat what ``response_item`` lines hold (the user's and the
-agent's messages) and are skipped. Of tool activity, as for Claude Code: the files a patch
-edited (``apply_patch`` as a function, a custom tool, or a shell command) and whether a
-test command passed or failed (the shell tool under any of its names).
+without developer instructions, AGENTS.md, environment blocks or reasoning. A message's
+id is the one Codex wrote (recent versions), else derived from its time, role and
+content: the same on every read. ``event_msg`` lines repeat what ``response_item`` lines
+hold (the user's and the agent's messages) and are skipped. Of tool activity, as for
+Claude Code: the files a patch edited (``apply_patch`` as a function, a custom tool, or a
+shell command) and whether a test command passed or failed (the shell tool under any of
+its names).
 
 Stdlib only: the Stop hook imports it.
 """
@@ -21,11 +22,10 @@ from typing import Any
 from hybrid_memory.integrations.claude import TEST_COMMAND
 from hybrid_memory.integrations.reading import Pass, clean, derived_id, relative
 
-TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
-"""The line types of a rollout; a line of another agent's transcript has none of them."""
 CODEX_TEXT = ("input_text", "output_text")
 _SHELL_TOOLS = {"shell", "shell_command", "exec_command", "exec", "container.exec", "local_shell"}
 _PATCHED = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
+_WRAPPER = re.compile(r"^(?:/\S*/)?(?:ba|z)?sh -l?c ")
 _EXIT = re.compile(r"(?:Exit code:|exited with code|exit_code\W+)\s*(-?\d+)", re.IGNORECASE)
 
 
@@ -69,8 +69,10 @@ def _message(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
     if not lines:
         state.skip("scaffolding")
         return
-    raw = json.dumps(content, sort_keys=True)
-    state.add(derived_id(str(stamp), str(role), raw), str(role), lines, stamp)
+    given = payload.get("id")  # written by recent versions only
+    message_id = given if isinstance(given, str) and given else None
+    message_id = message_id or derived_id(str(stamp), str(role), json.dumps(content, sort_keys=True))
+    state.add(message_id, str(role), lines, stamp)
 
 
 def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +107,7 @@ def _call(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
         patch = command = _command(args)
         if "*** Begin Patch" not in command and TEST_COMMAND.search(command):
             # A wrapped command (bash -lc "…") is shown without the wrapper.
-            state.tests[call_id] = " ".join(command.split()).removeprefix("bash -lc ")[:120]
+            state.tests[call_id] = _WRAPPER.sub("", " ".join(command.split()))[:120]
     else:
         patch = ""
     paths = _PATCHED.findall(patch) if isinstance(patch, str) else []
@@ -113,6 +115,7 @@ def _call(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
         state.skip(str(payload.get("type")))
         return
     lines = [f"(edited {relative(p, state.reading.cwd)})" for p in dict.fromkeys(paths)]
+    state.edited.extend(dict.fromkeys(paths))
     state.add(derived_id(str(stamp), "call", call_id), "assistant", lines, stamp)
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
 from hybrid_memory.host.lock import data_dir_from_env
-from hybrid_memory.projects import project_name, root_uri
+from hybrid_memory.projects import label, legacy_project_name, project_name, root_uri
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
@@ -52,7 +54,8 @@ HOOK_VARIABLES = (
         800,
         0,
         8000,
-        "The budget of the project context injected at session start (pinned memory, notes, last sessions).",
+        "The budget of the project context injected at session start (current notes, the most recent "
+        "session's digest, pinned memory).",
     ),
     HookVariable(
         "prompt_tokens",
@@ -62,6 +65,14 @@ HOOK_VARIABLES = (
         "The budget of what one prompt gets injected: only strong matches, each cited.",
     ),
     HookVariable("min_match", 0.3, 0, 1, "The least ``match`` a memory needs to be injected for a prompt."),
+    HookVariable(
+        "min_note_match",
+        0.1,
+        0,
+        1,
+        "The least ``match`` a note (a decision, rule, preference, fact) needs to be injected for a prompt: "
+        "lower than a turn's, a note being short, distilled and current.",
+    ),
     HookVariable(
         "timeout_s", 20.0, 0.1, 600, "How long a hook waits for the host (which it starts when none runs)."
     ),
@@ -88,6 +99,7 @@ class HookConfig(NamedTuple):
     min_match: float
     timeout_s: float
     detach: bool
+    min_note_match: float = 0.1
 
     @classmethod
     def from_env(cls) -> HookConfig:
@@ -100,6 +112,7 @@ class HookConfig(NamedTuple):
             min_match=float(read["min_match"]),
             timeout_s=float(read["timeout_s"]),
             detach=bool(read["detach"]),
+            min_note_match=float(read["min_note_match"]),
         )
 
     @property
@@ -119,7 +132,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def project_of(config: HookConfig, cwd: Path) -> str:
-    """The session's project, named as the server names it from Claude Code's root (the session's cwd)."""
+    """The session's project, named as the server names it from Claude Code's root (the session's cwd):
+    its repository, else the directory (:mod:`hybrid_memory.projects`)."""
     return config.project or project_name(root_uri(cwd)) or "default"
 
 
@@ -129,5 +143,30 @@ def safe_name(name: str) -> str:
 
 
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The project's last sessions (first prompt, last time), which SessionStart shows."""
-    return config.state_dir / "sessions" / f"{safe_name(project)}.json"
+    """The project's latest sessions (first prompt, last time; SessionStart shows the newest one's
+    digest), named by the project's folder and a digest of its whole name, so two folders named alike
+    keep two files."""
+    # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
+    digest = f"{zlib.crc32(project.encode()):08x}"
+    return config.state_dir / "sessions" / f"{safe_name(label(project))[:64]}-{digest}.json"
+
+
+def said_file(config: HookConfig, project: str) -> Path:
+    """Hashes of what the project's captures stored (message id -> hash of its normalized text)."""
+    return config.state_dir / "said" / recent_sessions_file(config, project).name
+
+
+def project_state_files(config: HookConfig, project: str) -> tuple[Path, ...]:
+    """Every file the hooks keep about one project beside the store (gone when the project is forgotten)."""
+    return recent_sessions_file(config, project), said_file(config, project)
+
+
+def sessions_file(config: HookConfig, cwd: Path) -> Path:
+    """:func:`recent_sessions_file` of the session's project; the first time, the file kept under the
+    project's old name (the folder's) becomes it, as the store's memories do."""
+    path = recent_sessions_file(config, project_of(config, cwd))
+    if config.project is None and not path.exists():
+        old = config.state_dir / "sessions" / f"{safe_name(legacy_project_name(root_uri(cwd)) or '_')}.json"
+        with contextlib.suppress(OSError):
+            os.replace(old, path)
+    return path

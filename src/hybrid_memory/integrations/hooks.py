@@ -86,13 +86,13 @@ def _context_output(event: str, text: str) -> dict[str, Any]:
 def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
     from hybrid_memory.host.client import connect
     from hybrid_memory.integrations.capture import settled
-    from hybrid_memory.integrations.inject import session_context
+    from hybrid_memory.integrations.inject import cited, session_context
 
     settled(config, SETTLE_S)
     cwd = _cwd(payload)
     with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
         text = session_context(config, host, cwd, payload["session_id"])
-    _log_injection(config, "SessionStart", payload["session_id"], text, [])
+    _log_injection(config, "SessionStart", payload["session_id"], text, cited(text))
     return _context_output("SessionStart", text) if text else None
 
 

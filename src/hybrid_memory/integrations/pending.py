@@ -35,6 +35,8 @@ PATIENCE_S = 1800.0
 """How long a detached capture keeps trying (waiting for a command that holds the store, or for the host)."""
 RETRY_AFTER_S = 30.0
 """A hook retries a capture that failed at most this often."""
+LOST_AFTER_S = 600.0
+"""A capture not tried after this long has lost its process: the next hook takes it over."""
 _BACKOFF_S = (2.0, 5.0, 10.0, 30.0)
 _POLL_S = 0.25
 _RETRY_LOCK = "retry.lock"
@@ -73,13 +75,17 @@ def keep(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> No
     """Record that ``session_id`` waits to be captured; what earlier attempts left is kept."""
     path = _file(config, session_id)
     entry = _read(path) or {"session_id": session_id, "attempts": 0, "last_error": None, "since": time.time()}
-    entry.update(transcript=str(transcript), cwd=str(cwd))
+    # A new token each time: a capture that began before this one cannot take it for done.
+    entry.update(transcript=str(transcript), cwd=str(cwd), token=f"{os.getpid()}-{time.time_ns()}")
     _write(path, entry)
 
 
-def done(config: HookConfig, session_id: str) -> None:
-    """The host has the session: nothing waits any more."""
-    _file(config, session_id).unlink(missing_ok=True)
+def done(config: HookConfig, session_id: str, token: str | None = None) -> None:
+    """The host has the session (as it was when ``token`` was kept, if given): nothing waits any more."""
+    path = _file(config, session_id)
+    if token is not None and (_read(path) or {}).get("token") != token:
+        return  # kept again since this capture began: what was added waits for its own
+    path.unlink(missing_ok=True)
 
 
 def failed(config: HookConfig, session_id: str, error: str) -> None:
@@ -132,10 +138,12 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
     entry = _read(_file(config, session_id))
     if entry is None:
         return  # captured meanwhile by another process
-    transcript = Path(str(entry.get("transcript")))
+    transcript, token = Path(str(entry.get("transcript"))), entry.get("token")
     if not transcript.is_file():
-        done(config, session_id)
-        _log(config, f"capture of session {session_id} dropped: its transcript {transcript} is gone")
+        done(config, session_id, token)
+        _log(
+            config.state_dir, f"capture of session {session_id} dropped: its transcript {transcript} is gone"
+        )
         return
     try:
         capture(config, session_id, transcript, Path(str(entry.get("cwd"))), lock_timeout_s=lock_timeout_s)
@@ -144,7 +152,7 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
     except Exception as exc:
         failed(config, session_id, describe(exc))
         raise
-    done(config, session_id)
+    done(config, session_id, token)
 
 
 def _command_holding(config: HookConfig) -> str | None:
@@ -188,7 +196,7 @@ def patiently(
 
 def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = False) -> int:
     """Capture what waits (all of it with ``everything``, else what failed long enough ago); how many
-    were done. One retry at a time: returns 0 at once when another process retries."""
+    stopped waiting. One retry at a time: returns 0 at once when another process retries."""
     config.state_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(config.state_dir / _RETRY_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -196,31 +204,71 @@ def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = Fa
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return 0
-        from hybrid_memory.integrations.capture import CaptureBusy
-
-        captured = 0
-        for entry in _due(config, skip, everything):
-            try:
-                attempt(config, entry["session_id"], lock_timeout_s=0.0)
-            except CaptureBusy:
-                continue  # a capture in progress holds its session's lock: that one is not ours to do
-            except Exception as exc:
-                _log(config, f"retried capture of session {entry['session_id']} failed: {describe(exc)}")
-                continue
-            captured += 1
-        return captured
+        due = _due(config, skip, everything)
+        if not everything and _command_holding(config) is not None:
+            return 0  # no host can start before the command is done: the captures' own processes wait
+        # Those whose transcript is gone need no host: they stop waiting whatever the host does.
+        gone = [e for e in due if not Path(str(e.get("transcript"))).is_file()]
+        live = [e for e in due if e not in gone]
+        if live and not _host_answers(config, live):
+            live = []
+        return sum(_retried(config, entry) for entry in gone + live)
     finally:
         os.close(fd)
 
 
+def _retried(config: HookConfig, entry: dict[str, Any]) -> bool:
+    from hybrid_memory.integrations.capture import CaptureBusy
+
+    try:
+        attempt(config, entry["session_id"], lock_timeout_s=0.0)
+    except CaptureBusy:
+        return False  # a capture in progress holds its session's lock: that one is not ours to do
+    except Exception as exc:
+        _log(config.state_dir, f"retried capture of session {entry['session_id']} failed: {describe(exc)}")
+        return False
+    return True
+
+
+def _host_answers(config: HookConfig, due: list[dict[str, Any]]) -> bool:
+    """Whether the host answers (started when none runs); when not, each capture due has failed again,
+    once (not once per capture, each after the whole wait)."""
+    from hybrid_memory.host.client import HostError, open_socket
+
+    try:
+        open_socket(config.data_dir, config.timeout_s).close()
+    except (HostError, OSError) as exc:
+        for entry in due:
+            failed(config, entry["session_id"], describe(exc))
+        _log(config.state_dir, f"{len(due)} waiting captures not retried: {describe(exc)}")
+        return False
+    return True
+
+
+def retry_at_start(data_dir: Path) -> int:
+    """Capture everything that waits, for a host that has just opened the stores; how many were done."""
+    if not _waiting_in(hooks_dir(data_dir)):
+        return 0
+    try:
+        config = HookConfig.from_env()._replace(data_dir=data_dir)
+    except ValueError as exc:  # a hook setting out of range: the hooks say so themselves
+        _log(hooks_dir(data_dir), f"pending captures not retried: {exc}")
+        return 0
+    return retry(config, everything=True)
+
+
 def _due(config: HookConfig, skip: Iterable[str], everything: bool) -> list[dict[str, Any]]:
-    skipped, now = set(skip), time.time()
-    return [
-        e
-        for e in waiting(config)
-        if e["session_id"] not in skipped
-        and (everything or now - float(e.get("last_attempt") or 0) >= RETRY_AFTER_S)
-    ]
+    skipped = set(skip)
+    return [e for e in waiting(config) if e["session_id"] not in skipped and (everything or _is_due(e))]
+
+
+def _is_due(entry: dict[str, Any]) -> bool:
+    """A failed capture, RETRY_AFTER_S after its last attempt; one never tried, once its own process
+    has had LOST_AFTER_S (it was killed, or the machine stopped)."""
+    now = time.time()
+    if int(entry.get("attempts") or 0) == 0:
+        return now - float(entry.get("since") or 0) >= LOST_AFTER_S
+    return now - float(entry.get("last_attempt") or 0) >= RETRY_AFTER_S
 
 
 def retry_detached(config: HookConfig) -> None:
@@ -250,10 +298,10 @@ def detach_streams(config: HookConfig) -> None:
     os.close(log)
 
 
-def _log(config: HookConfig, line: str) -> None:
+def _log(state_dir: Path, line: str) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with contextlib.suppress(OSError):
-        config.state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a") as f:
             f.write(f"{stamp} {line}\n")

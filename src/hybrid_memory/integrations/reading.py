@@ -71,11 +71,17 @@ class Message:
     role: str
     text: str
     created_at: str | None
+    edited: list[str] = field(default_factory=list)
+    """The files its tool calls edited or wrote, as the transcript names them."""
+    code: dict[str, Any] | None = None
+    """What capture found of its turn's edited files (:func:`hybrid_memory.codestate.snapshot`)."""
 
     def as_argument(self) -> dict[str, Any]:
         message: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
         if self.created_at:
             message["created_at"] = self.created_at
+        if self.code:
+            message["code"] = self.code
         return message
 
 
@@ -114,13 +120,15 @@ def posix_path(path: str) -> str:
 
 
 def relative(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when inside it, both in POSIX form."""
+    """``path`` relative to ``cwd`` when inside it, both in POSIX form (Windows ones compared
+    without regard to case, as Windows does)."""
     path = posix_path(path)
-    if cwd:
-        base = posix_path(cwd).rstrip("/") + "/"
-        if path.lower().startswith(base.lower()) if _WINDOWS_PATH.match(cwd) else path.startswith(base):
-            return path[len(base) :]
-    return path
+    if not cwd:
+        return path
+    base = posix_path(cwd).rstrip("/") + "/"
+    folded = _WINDOWS_PATH.match(cwd) is not None
+    inside = path.lower().startswith(base.lower()) if folded else path.startswith(base)
+    return path[len(base) :] if inside else path
 
 
 def derived_id(*parts: str) -> str:
@@ -141,6 +149,8 @@ class Pass:
         self.commands: dict[str, str] = {}
         """Other commands waiting for their result (how they ended), by tool call id."""
         self.sessions: list[str] = []
+        self.edited: list[str] = []
+        """Files edited since the last message added: they go to the next one."""
         self._turns: dict[str, Message] = {}
 
     def skip(self, kind: str) -> None:
@@ -158,13 +168,16 @@ class Pass:
         joined = self._turns.get(turn) if turn else None
         if joined is not None:
             joined.text = "\n".join([joined.text, *lines]) if joined.text else "\n".join(lines)
+            joined.edited.extend(self.edited)
+            self.edited = []
             return
         if not lines:
             return
         text = "\n".join(lines)
         if role == "user" and self.reading.first_prompt is None:
             self.reading.first_prompt = text
-        message = Message(message_id, role, text, stamp if isinstance(stamp, str) else None)
+        message = Message(message_id, role, text, stamp if isinstance(stamp, str) else None, self.edited)
+        self.edited = []
         self.reading.messages.append(message)
         if turn:
             self._turns[turn] = message

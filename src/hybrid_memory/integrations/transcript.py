@@ -36,7 +36,7 @@ def _read(state: Pass, raw: bytes) -> None:
         state.skip("not JSON")
         return
     try:
-        if line.get("type") in codex.TYPES:
+        if "payload" in line:  # every line of a Codex rollout, none of Claude Code's
             codex.entry(state, line)
         else:
             claude.entry(state, line)

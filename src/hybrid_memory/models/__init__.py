@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hybrid_memory.models.domain import (
+        CodeState,
         Direction,
         Link,
         Liveness,
@@ -66,6 +67,7 @@ _MODULES = ("domain", "lifecycle", "results")
 __all__ = [
     "AdjacentTurn",
     "CleanupResult",
+    "CodeState",
     "ContentBlock",
     "ContextItem",
     "Direction",

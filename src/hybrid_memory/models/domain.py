@@ -64,6 +64,16 @@ class Scope(BaseModel):
     user: str = "default"
 
 
+class CodeState(BaseModel):
+    """The files a memory's turn edited, as they were when captured (:mod:`hybrid_memory.codestate`)."""
+
+    files: dict[str, str | None] = Field(
+        description="path relative to the work tree -> git blob id of its content then (null: unreadable)"
+    )
+    commit: str | None = Field(default=None, description="the commit checked out")
+    branch: str | None = Field(default=None, description="the branch checked out; null when detached")
+
+
 class Memory(BaseModel):
     """One retrievable unit in the vector store: a message chunk, a note's text, a summary.
 
@@ -104,6 +114,8 @@ class Memory(BaseModel):
     """The memory just before this one in its thread (as remembered in one call), for recall's adjacency."""
     next_id: str | None = None
     """The memory just after this one in its thread (as remembered in one call)."""
+    code: CodeState | None = None
+    """For a message captured from a coding session: the files its turn edited, as they were then."""
 
     @field_validator("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
     @classmethod

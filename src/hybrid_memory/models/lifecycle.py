@@ -24,12 +24,15 @@ class ContextItem(BaseModel):
     tokens: int = Field(description="tokens of its line in `text`")
     score: float | None = Field(default=None, description="recall score, for recalled items")
     thread_id: str | None = None
-    role: str | None = None
+    role: str | None = Field(default=None, description="a message's role, a note's type")
     private: bool = False
 
 
 class MemoryContext(BaseModel):
     core: list[ContextItem] = Field(description="pinned memories")
+    notes: list[ContextItem] = Field(
+        default_factory=list, description="the project's current decisions, preferences and facts"
+    )
     working: list[ContextItem] = Field(description="the current thread's latest messages")
     recalled: list[ContextItem] = Field(description="memories relevant to the query")
     text: str = Field(description="one block to put in a prompt; each line cites [memory:<id>]")

@@ -112,6 +112,13 @@ class RecallHit(BaseModel):
     pinned: bool = False
     private: bool = False
     """Kept out of exports and never sent to a model for summaries."""
+    changed: list[str] = Field(
+        default_factory=list,
+        description="files its turn edited whose content differs now in the caller's work tree",
+    )
+    branch: str | None = Field(
+        default=None, description="the branch it was captured on, when not the one checked out now"
+    )
     context_before: AdjacentTurn | None = Field(
         default=None, description="for a message: the turn just before it in its thread"
     )

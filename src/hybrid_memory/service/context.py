@@ -1,7 +1,9 @@
-"""The memory context block: core (pinned) + working (this thread) + recalled, within a token budget.
+"""The memory context block: core (pinned) + current notes + working (this thread) + recalled, in a budget.
 
-Candidates are ranked core first, then the thread's latest messages newest first,
-then recall's hits by score, and packed greedily (:func:`ranking.pack_to_budget`).
+Candidates are ranked core first, then the project's current notes (decisions,
+preferences, facts still valid, most important and most recently confirmed first),
+then the thread's latest messages newest first, then recall's hits by score, and
+packed greedily (:func:`ranking.pack_to_budget`).
 Section headers are paid for out of the same budget, and the rendered block is
 counted again with the embedding model's own tokenizer, dropping the last item
 while it is over, so ``tokens <= max_tokens`` holds whatever the framing costs.
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from hybrid_memory.backends.base import VectorStore
+from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.models import (
@@ -21,8 +23,12 @@ from hybrid_memory.models import (
     MemoryContext,
     MemoryFilter,
     MemoryKind,
+    Note,
+    NoteFilter,
+    NoteType,
     RecallResult,
     Scope,
+    utcnow,
 )
 from hybrid_memory.service import ranking
 from hybrid_memory.service._pages import pages
@@ -30,8 +36,18 @@ from hybrid_memory.service.recall import RecallOptions
 
 MAX_CORE = 100
 MAX_WORKING = 50
+MAX_NOTES = 30
+"""Current notes offered to the block; a project's standing rules and decisions are rarely more."""
+NOTES_SCANNED = 500
 RECALL_LIMIT = 20
-HEADERS = {"core": "Core memory:", "working": "Working memory (this thread):", "recalled": "Recalled:"}
+CURRENT_TYPES = (NoteType.DECISION, NoteType.PREFERENCE, NoteType.FACT)
+"""The notes that state how the project stands (questions, insights and concepts do not)."""
+HEADERS = {
+    "core": "Core memory:",
+    "notes": "Current notes (decisions, preferences, facts):",
+    "working": "Working memory (this thread):",
+    "recalled": "Recalled:",
+}
 
 Recall = Callable[[Scope, str, RecallOptions], Awaitable[RecallResult]]
 
@@ -49,7 +65,7 @@ def _line(memory_id: str, text: str, role: str | None) -> str:
 
 
 def render(chosen: Sequence[_Candidate]) -> str:
-    """The block: each non-empty section under its header, in core, working, recalled order."""
+    """The block: each non-empty section under its header, in core, notes, working, recalled order."""
     parts: list[str] = []
     for section, header in HEADERS.items():
         lines = [c.line for c in chosen if c.section == section]
@@ -59,8 +75,11 @@ def render(chosen: Sequence[_Candidate]) -> str:
 
 
 class ContextBuilder:
-    def __init__(self, *, vectors: VectorStore, embedder: Embedder, recall: Recall) -> None:
+    def __init__(
+        self, *, vectors: VectorStore, graph: GraphStore, embedder: Embedder, recall: Recall
+    ) -> None:
         self._vectors = vectors
+        self._graph = graph
         self._embedder = embedder
         self._recall = recall
 
@@ -73,11 +92,12 @@ class ContextBuilder:
         candidates: list[_Candidate] = []
         seen: set[str] = set()
 
-        def add(section: str, memory: Memory, score: float | None = None) -> None:
+        def add(section: str, memory: Memory, score: float | None = None, role: str | None = None) -> None:
             if memory.id in seen:
                 return
             seen.add(memory.id)
-            line = _line(memory.id, memory.text, memory.role)
+            role = role or memory.role
+            line = _line(memory.id, memory.text, role)
             item = ContextItem(
                 id=memory.id,
                 kind=memory.kind,
@@ -85,7 +105,7 @@ class ContextBuilder:
                 tokens=self._embedder.count_tokens(line),
                 score=score,
                 thread_id=memory.thread_id,
-                role=memory.role,
+                role=role,
                 private=memory.private,
             )
             candidates.append(_Candidate(section, item, line))
@@ -93,6 +113,12 @@ class ContextBuilder:
         core, _ = await self._vectors.scroll(MemoryFilter(scope=scope, pinned=True), MAX_CORE)
         for memory in sorted(core, key=lambda m: (-(m.importance or 0.5), m.created_at)):
             add("core", memory)
+        notes = await self.current_notes(scope, MAX_NOTES)
+        # A note's searchable copy carries what the graph does not (private); a note without one is skipped.
+        copies = {m.id: m for m in await self._vectors.get(scope, [n.id for n in notes])}
+        for note in notes:
+            if note.id in copies:
+                add("notes", copies[note.id], role=note.type.value)
         if thread_id is not None:
             for memory in await self._latest(scope, thread_id):
                 add("working", memory)
@@ -112,6 +138,7 @@ class ContextBuilder:
         pick = {c.item.id for c in chosen}
         context = MemoryContext(
             core=[c.item for c in chosen if c.section == "core"],
+            notes=[c.item for c in chosen if c.section == "notes"],
             working=[c.item for c in chosen if c.section == "working"],
             recalled=[c.item for c in chosen if c.section == "recalled"],
             text=text,
@@ -134,6 +161,16 @@ class ContextBuilder:
         ]
         packed = ranking.pack_to_budget(ordered, lambda k: by_key[k].item.tokens, max(budget, 0))
         return [by_key[r.id] for r in packed]
+
+    async def current_notes(self, scope: Scope, limit: int) -> list[Note]:
+        """The project's notes valid now that state a decision, preference or fact: the most important
+        first, then the most recently modified (a note restated or confirmed is modified again)."""
+        flt = NoteFilter(scope=scope, types=list(CURRENT_TYPES), valid_at=utcnow())
+        notes = await self._graph.list_notes(flt, NOTES_SCANNED)
+        notes.sort(
+            key=lambda n: (-(n.importance if n.importance is not None else 0.5), -n.modified.timestamp())
+        )
+        return notes[:limit]
 
     async def _latest(self, scope: Scope, thread_id: str) -> list[Memory]:
         """The thread's latest messages, newest first."""

@@ -39,11 +39,11 @@ from hybrid_memory.models import (
     ThreadList,
     Walk,
 )
-from hybrid_memory.service import browse
+from hybrid_memory.service import _validate, browse
 from hybrid_memory.service._pages import every
-from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.forgetting import forget
+from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
+from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes, no_note
@@ -83,7 +83,9 @@ class MemoryService:
         self._notes = Notes(
             stores=stores, lifecycle=self._lifecycle, max_content_chars=settings.max_content_chars
         )
-        self._context = ContextBuilder(vectors=self._live, embedder=embedder, recall=self._recaller.recall)
+        self._context = ContextBuilder(
+            vectors=self._live, graph=stores.graph, embedder=embedder, recall=self._recaller.recall
+        )
         self.knowledge = Knowledge(settings.lifecycle, stores)
 
     # --- threads ---------------------------------------------------------------------
@@ -167,7 +169,12 @@ class MemoryService:
         self, scope: Scope, *, ids: Sequence[str] = (), thread_id: str | None = None
     ) -> ForgetResult:
         """Delete memories or notes by id, or a whole thread's messages."""
+        thread_id = _stored_thread_id(thread_id)
         return await forget(self._stores.vectors, self._stores.graph, scope, ids=ids, thread_id=thread_id)
+
+    async def forget_project(self, scope: Scope) -> ForgetResult:
+        """Delete everything the scope's project holds: its memories, notes and links."""
+        return await forget_project(self._stores.vectors, self._stores.graph, scope)
 
     async def pin(self, scope: Scope, memory_id: str, pinned: bool) -> PinResult:
         """Pin a memory or note into core memory (never evicted, always in context), or unpin it."""
@@ -222,6 +229,7 @@ class MemoryService:
 
         ``record=False`` (a person browsing) leaves the hits' access counts and the hit rate alone.
         """
+        options = replace(options, thread_id=_stored_thread_id(options.thread_id))
         result = await self._recaller.recall(scope, query, options)
         if not record:
             return result
@@ -233,7 +241,7 @@ class MemoryService:
         self, scope: Scope, query: str, *, thread_id: str | None, max_tokens: int
     ) -> MemoryContext:
         """Core + working + recalled memory as one cited block within ``max_tokens``."""
-        context, used = await self._context.build(scope, query, thread_id, max_tokens)
+        context, used = await self._context.build(scope, query, _stored_thread_id(thread_id), max_tokens)
         self._lifecycle.record_recall(scope, bool(context.recalled))
         await self._lifecycle.touch(scope, used)
         return context
@@ -245,11 +253,35 @@ class MemoryService:
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
+        thread_id = _validate.identifier(thread_id, "thread_id")
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
         found = await every(self._stores.vectors, flt)
         if not found:
             raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
+
+    async def adopt(self, legacy: str, scope: Scope) -> int:
+        """Move what the project's old name ``legacy`` holds into ``scope``; how many items moved."""
+        from hybrid_memory.service.adopt import holds_anything, move_project
+
+        old = Scope(project=legacy, user=scope.user)
+        if old == scope or not await holds_anything(self._stores, old):
+            return 0
+        moved = await move_project(self._stores, old, scope.project)
+        logger.info(
+            "moved %r to %r: %d memories, %d notes", legacy, scope.project, moved.memories, moved.notes
+        )
+        return moved.memories + moved.notes
+
+    async def move_project(
+        self, old: Scope, project: str, threads: list[str] | None = None
+    ) -> tuple[int, int]:
+        """Move ``old``'s memories, notes and links (or only ``threads``' memories) to ``project``;
+        (memories, notes) moved."""
+        from hybrid_memory.service.adopt import move_project
+
+        moved = await move_project(self._stores, old, project, threads)
+        return moved.memories, moved.notes
 
     async def projects(self) -> list[str]:
         """The configured user's projects that hold anything, by name."""
@@ -289,3 +321,10 @@ class MemoryService:
     async def repair(self, scope: Scope) -> int:
         """Re-index notes whose vector copy is missing (a write cut short); returns how many."""
         return await self._notes.repair(scope)
+
+
+def _stored_thread_id(thread_id: str | None) -> str | None:
+    """The id a thread is stored under: a secret-bearing id is stored under the one derived from it."""
+    if thread_id is None or not thread_id.strip():
+        return thread_id
+    return _validate.identifier(thread_id, "thread_id")

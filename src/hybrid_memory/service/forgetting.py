@@ -1,4 +1,4 @@
-"""forget: delete memories or notes by id, or a whole thread's messages, from both stores."""
+"""forget: delete memories or notes by id, a whole thread's messages, or a whole project, from both stores."""
 
 from __future__ import annotations
 
@@ -6,17 +6,17 @@ from collections.abc import Sequence
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.errors import InvalidInputError, NotFoundError
-from hybrid_memory.models import ForgetResult, MemoryFilter, MemoryKind, Scope
+from hybrid_memory.models import ForgetResult, MemoryFilter, MemoryKind, NoteFilter, Scope
 
 MAX_LISTED_IDS = 500
+_PAGE = 256
 
 
-async def _thread_memory_ids(vectors: VectorStore, scope: Scope, thread_id: str) -> list[str]:
-    flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+async def _memory_ids(vectors: VectorStore, flt: MemoryFilter) -> list[str]:
     ids: list[str] = []
     offset: str | None = None
     while True:
-        page, offset = await vectors.scroll(flt, 256, offset)
+        page, offset = await vectors.scroll(flt, _PAGE, offset)
         ids.extend(m.id for m in page)
         if offset is None:
             return ids
@@ -41,7 +41,8 @@ async def forget(
             deleted_ids.append(note.id)
     memory_ids = list(ids)
     if thread_id is not None:
-        memory_ids.extend(await _thread_memory_ids(vectors, scope, thread_id))
+        thread = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+        memory_ids.extend(await _memory_ids(vectors, thread))
     present = [m.id for m in await vectors.get(scope, memory_ids)]
     deleted_memories = await vectors.delete(scope, present) if present else 0
     deleted_ids.extend(i for i in present if i not in deleted_ids)
@@ -52,6 +53,24 @@ async def forget(
             f"Nothing to forget: no memory or note {named} in this project. "
             "recall_memory returns the ids you can forget."
         )
+    return _result(deleted_memories, deleted_notes, deleted_ids)
+
+
+async def forget_project(vectors: VectorStore, graph: GraphStore, scope: Scope) -> ForgetResult:
+    """Delete every memory and every note (with its links) of the scope's project, expired ones too."""
+    note_ids: list[str] = []
+    while page := await graph.list_notes(NoteFilter(scope=scope), _PAGE, len(note_ids)):
+        note_ids.extend(note.id for note in page)
+    deleted_ids = [note_id for note_id in note_ids if await graph.delete_note(scope, note_id)]
+    deleted_notes = len(deleted_ids)
+    memory_ids = await _memory_ids(vectors, MemoryFilter(scope=scope))
+    deleted_memories = await vectors.delete(scope, memory_ids) if memory_ids else 0
+    notes = set(deleted_ids)  # a note is indexed for recall under its own id
+    deleted_ids.extend(i for i in memory_ids if i not in notes)
+    return _result(deleted_memories, deleted_notes, deleted_ids)
+
+
+def _result(deleted_memories: int, deleted_notes: int, deleted_ids: list[str]) -> ForgetResult:
     return ForgetResult(
         deleted_memories=deleted_memories,
         deleted_notes=deleted_notes,

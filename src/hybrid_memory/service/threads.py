@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from hybrid_memory.embeddings.chunking import chunk_text
 from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.models import (
+    CodeState,
     Memory,
     MemoryKind,
     MessageIn,
@@ -24,7 +25,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import _validate, progress
-from hybrid_memory.service.commands import ThreadDraft
+from hybrid_memory.service.drafts import ThreadDraft
 from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
@@ -228,6 +229,9 @@ class Threads:
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
             memories = self._message_memories(scope, draft, write.thread_id, message_id, role, text, created)
+            code = _code(message, index)
+            if code is not None:
+                memories = [m.model_copy(update={"code": code}) for m in memories]
             planned.extend(memories)
             write.per_message.append([m.id for m in memories])
 
@@ -291,3 +295,17 @@ class Threads:
             threads=[ThreadInfo(thread_id=t, memories=n) for t, n in page],
             next_offset=offset + limit if more else None,
         )
+
+
+def _code(message: MessageIn, index: int) -> CodeState | None:
+    """The message's ``code`` (what the hooks capture: the files its turn edited, as they were then)."""
+    given = (message.model_extra or {}).get("code")
+    if given is None:
+        return None
+    try:
+        return CodeState.model_validate(given)
+    except ValueError:
+        raise InvalidInputError(
+            f"messages[{index}].code is not valid; give {{files: {{path: blob id}}, commit, branch}} "
+            "or leave it out."
+        ) from None

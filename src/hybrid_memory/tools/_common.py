@@ -6,7 +6,9 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
+from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import AcceptedElicitation, ListRoots, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
@@ -15,7 +17,7 @@ from pydantic import Field
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
-from hybrid_memory.projects import project_name
+from hybrid_memory.projects import legacy_project_name, project_name
 from hybrid_memory.tools._guard import bounded_error
 from hybrid_memory.tools.budget import MAX_TOKENS, MIN_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
@@ -35,9 +37,9 @@ async def _ask_roots(ctx: AppCtx) -> ListRoots | None:
 
 
 def project_from_roots(roots: ListRootsResult | None) -> str | None:
-    """The first root's name, else the last segment of its path; None without a usable root.
+    """The project of the first root (its repository, else its directory); None without a usable root.
 
-    The hooks name a session's project from its directory with the same rule (:mod:`hybrid_memory.projects`).
+    The hooks and the CLI name a project from their directory alike (:mod:`hybrid_memory.projects`).
     """
     if roots is None or not roots.roots:
         return None
@@ -45,15 +47,38 @@ def project_from_roots(roots: ListRootsResult | None) -> str | None:
     return project_name(str(root.uri), root.name)
 
 
+def root_directory(roots: ListRootsResult | None) -> Path | None:
+    """The directory of the first root, when it is a ``file:`` URI."""
+    if roots is None or not roots.roots:
+        return None
+    uri = urlparse(str(roots.roots[0].uri))
+    return Path(unquote(uri.path)) if uri.scheme == "file" and uri.path else None
+
+
 async def _session_scope(ctx: AppCtx, roots: Annotated[ListRootsResult | None, Resolve(_ask_roots)]) -> Scope:
-    """HYBRID_MEMORY_PROJECT, else the client's first MCP root, else ``default``."""
+    """HYBRID_MEMORY_PROJECT, else the client's first MCP root's project, else ``default``.
+
+    The first call for a project moves what its old name (the root's folder name) still holds.
+    """
     configured = app(ctx).scope
     project = project_from_roots(roots) if app(ctx).project_from_roots else None
-    return configured if project is None else configured.model_copy(update={"project": project})
+    if project is None:
+        return configured
+    scope = configured.model_copy(update={"project": project})
+    root = roots.roots[0] if roots is not None and roots.roots else None
+    if root is not None:
+        await app(ctx).adopt(legacy_project_name(str(root.uri), root.name), scope)
+    return scope
+
+
+async def _session_root(roots: Annotated[ListRootsResult | None, Resolve(_ask_roots)]) -> Path | None:
+    return root_directory(roots)
 
 
 SessionScope = Annotated[Scope, Resolve(_session_scope)]
 """A tool parameter filled by the server, never by the model: the caller's scope."""
+SessionRoot = Annotated[Path | None, Resolve(_session_root)]
+"""The caller's directory (its first MCP root), when it gives one: where its code is."""
 
 RESOLVED_OUTCOME = AcceptedElicitation[Any]
 """Held so it is built once. The SDK wraps every resolver's value in ``AcceptedElicitation[Any]``,

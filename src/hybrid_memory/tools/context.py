@@ -27,6 +27,9 @@ class AppContext:
         """The configured scope; without HYBRID_MEMORY_PROJECT its project is ``default``."""
         self.project_from_roots = project_from_roots
         """No project configured: each session's project comes from the client's first MCP root."""
+        self.adopted: set[tuple[str, str]] = set()
+        """(old name, project) pairs whose move was done or found needless (see :meth:`adopt`)."""
+        self._adopting = anyio.Lock()
         self._service: MemoryService | None = None
         self._failure: BaseException | None = None
         self._settled = anyio.Event()
@@ -56,6 +59,17 @@ class AppContext:
         """Return when :meth:`want` is called, or after ``within_s`` at the latest."""
         with anyio.move_on_after(within_s):
             await self._wanted.wait()
+
+    async def adopt(self, legacy: str | None, scope: Scope) -> None:
+        """Move what a project's old name (its folder's) still holds into ``scope``, once per process."""
+        if legacy is None or legacy == scope.project or (legacy, scope.project) in self.adopted:
+            return
+        async with self._adopting:
+            if (legacy, scope.project) in self.adopted:
+                return
+            await self.ready()
+            await self.service.adopt(legacy, scope)
+            self.adopted.add((legacy, scope.project))
 
     async def ready(self) -> None:
         """Return once the service is attached; raise what kept the stores from opening."""

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from hybrid_memory.models import MemoryKind, NoteType, RecallResult
 from hybrid_memory.service import RecallOptions
-from hybrid_memory.tools._common import MaxTokens, SessionScope, as_utc
+from hybrid_memory.tools._common import MaxTokens, SessionRoot, SessionScope, as_utc
 from hybrid_memory.tools.budget import DEFAULT_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
 
@@ -18,6 +18,7 @@ async def recall_memory(
     query: str,
     ctx: AppCtx,
     scope: SessionScope,
+    root: SessionRoot,
     thread_id: str | None = None,
     limit: Annotated[int, Field(ge=1, le=50)] = 5,
     kinds: list[MemoryKind] | None = None,
@@ -49,5 +50,6 @@ async def recall_memory(
         as_of=None if as_of is None else as_utc(as_of),
         min_score=min_score,
         context=with_context,
+        work_tree=root,
     )
     return await app(ctx).service.recall(scope, query, options)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from hybrid_memory import codestate
 from hybrid_memory.models import (
     CleanupResult,
     ForgetPreview,
@@ -84,7 +85,7 @@ def hit_line(hit: RecallHit, explain: bool = False) -> str:
         f"ended {day(hit.valid_to)}" if hit.valid_to else None,
         _tags(hit.tags),
     )
-    line = f"{head}: {_body(hit.text)}"
+    line = _join(f"{head}: {_body(hit.text)}", codestate.note(hit.changed, hit.branch))
     if explain:
         ranks = " ".join(f"{channel}#{hit.ranks.get(channel, '-')}" for channel in hit.channels)
         line += f" (score {hit.score:.2f}; {ranks}; relevance {hit.relevance:.2f}, recency {hit.recency:.2f})"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from hybrid_memory.transfer.picture_page import csp_hash, graph_style, layout_script, licence_text, vendored
+from hybrid_memory.viewer.graph_parts import csp_hash, graph_style, layout_script, licence_text, vendored
 
 
 def _asset(name: str) -> str:
@@ -31,8 +31,9 @@ PAGE = (
     '<button data-tab="recent">Recent</button><button data-tab="search">Search</button></nav>'
     '<input id="q" type="search" placeholder="Recall: what recall_memory returns, and why" '
     'aria-label="Recall"><span id="status" role="status"></span></header>'
-    '<div id="auth" hidden><p>This viewer needs the server\'s bearer token '
-    "(HYBRID_MEMORY_HTTP_TOKEN; <code>hybrid-memory view</code> prints a URL that carries it).</p>"
+    '<div id="auth" hidden><p>This viewer needs a bearer token: open the URL '
+    "<code>hybrid-memory view</code> printed (the token rides after #token=), or, on an HTTP server, "
+    "give its HYBRID_MEMORY_HTTP_TOKEN.</p>"
     '<input id="token" type="password" aria-label="Token" placeholder="Bearer token">'
     '<button id="use-token" type="button">Open</button></div>'
     "<main>"

@@ -137,6 +137,8 @@ _DECISION = re.compile(
     r"|^(?:the )?decision(?: is)?\s*:|^decided\s*:|^it's decided\b"
     r"|^(?:the )?[\w -]{2,30}?(?:ttl|timeout|limit|port|version|retention|expiry|lifetime|budget) "
     r"(?:is|should be|must be|will be|stays) .*\d"
+    r"|^(?:the |our |all )?[\w -]{2,30}? (?:expire|expires|time out|times out|rotate|rotates|renew|renews) "
+    r"(?:after|every|in|at) .*\d"
     r"|^(?:set|make|change) (?:the |our )?[\w -]{0,30}?(?:ttl|timeout|limit|port|retention|expiry|lifetime|"
     r"budget)s?\b.* (?:to|at) .*\d"
     # pt / es / fr / de

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
+from hybrid_memory.codestate import WorkTree
 from hybrid_memory.models import (
     AdjacentTurn,
     Memory,
@@ -44,6 +46,8 @@ class RecallOptions:
     """Leave out hits whose ``match`` (calibrated, the same scale in every query) is below this."""
     context: bool = True
     """Give each message hit the turns just before and after it (``context_before`` / ``context_after``)."""
+    work_tree: Path | None = None
+    """The caller's directory: a hit whose turn edited files says which of them changed since there."""
 
 
 @dataclass
@@ -223,9 +227,14 @@ CONTEXT_CHARS = 240
 
 def render(state: RecallState) -> RecallResult:
     results = []
+    tree: WorkTree | None = None
     for r in state.ranked[: state.options.limit]:
         memory = state.memories[r.id]
         hit = _hit(memory, r, state.successors.get(r.id))
+        if memory.code is not None:
+            tree = tree or WorkTree(state.options.work_tree)
+            hit.changed = tree.changed(memory.code.files)
+            hit.branch = tree.other_branch(memory.code.branch)
         hit.match = round(state.matches.get(r.id, 0.0), 6)
         hit.weak = hit.match < state.strong_match
         if state.options.context:

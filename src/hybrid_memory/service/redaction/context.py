@@ -33,7 +33,8 @@ _DIGEST = re.compile(
     r"|(?:ssh|ecdsa|sk)-[\w@.-]+\s+$"
 )
 """What precedes a digest or a public key: ``sha256:``, ``integrity: ``, ``ssh-ed25519 ``."""
-_WORD = re.compile(r"[A-Z]?[a-z]*[aeiouy][a-z]*|[A-Z]*[AEIOUY][A-Z]*")
+_WORDS = re.compile(r"(?:[A-Z]?(?=[a-z]*[aeiouy])[a-z]{2,}+|[A-Z]+(?![a-z])|[0-9]++)++")
+"""Words (each with a vowel) and numbers run together: ``sortKeyForRequest2``, ``conll03``, ``HTTPServer``."""
 _FILE_PATH = re.compile(r"[\w.@~-]*(?:/[\w.@~-]+)+|[\w.@~-]+(?:/[\w.@~-]*)*\.[A-Za-z]{1,5}")
 
 
@@ -83,14 +84,17 @@ def machine_made(value: str) -> bool:
         and (re.search(r"\.[A-Za-z]{1,5}$", value) or value == value.lower())
     ):
         return False
-    if is_code(value) or (re.fullmatch(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+", value) and _words(value) >= 0.5):
-        return False
-    return _words(value) < 0.4 and not _base64_text(value)
+    short_parts = max(len(part) for part in re.split(r"[-_./+~]", value)) < 12
+    if is_code(value) or (short_parts and value == value.lower()):
+        return False  # a name, a version, a date: short parts joined (gpt-4o-mini-2024-07-18)
+    return not _named(value) and not _base64_text(value)
 
 
-def _words(value: str) -> float:
-    """The share of ``value`` in pronounceable runs of four letters or more (``Token``, ``finetuned``)."""
-    return sum(len(w) for w in _WORD.findall(value) if len(w) >= 4) / len(value)
+def _named(value: str) -> bool:
+    """Whether ``value`` reads as words and a few numbers (a name), not a random mix."""
+    parts = [p for p in re.split(r"[-_./+~=]", value) if p]
+    numbers = len(re.findall(r"[0-9]+", value))
+    return numbers <= 3 and all(_WORDS.fullmatch(p) for p in parts)
 
 
 def _base64_text(value: str) -> bool:

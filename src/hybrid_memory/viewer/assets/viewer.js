@@ -166,7 +166,12 @@
     const found = await api('projects');
     const select = $('project');
     select.textContent = '';
-    for (const p of found.projects) select.appendChild(node('option', p));
+    for (const p of found.projects) {
+      const option = node('option', (found.labels || {})[p] || p);
+      option.value = p;
+      option.title = p;
+      select.appendChild(option);
+    }
     state.project = initial.get('project') || found.default;
     select.value = state.project;
     select.addEventListener('change', () => { state.project = select.value; reset(); });
