@@ -245,7 +245,8 @@ async def test_a_raised_version_supersedes_the_rule_naming_the_old_one_and_not_a
         "s1",
         (
             "user",
-            "This package's minimum is Node 18, so don't use fetch streams. Our minimum image is Node 180-alpine.",
+            "This package's minimum is Node 18, so don't use fetch streams. "
+            "Our minimum image is Node 180-alpine.",
         ),
     )
     await _say(service, "s2", ("user", "We're raising the minimum from Node 18 to Node 20."))
