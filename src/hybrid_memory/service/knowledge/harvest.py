@@ -118,7 +118,8 @@ class Harvester:
         note_ids: dict[str, str] = {}
         for cue in done.cues:
             note_id = await self._note(scope, writer, thread_id, cue, done)
-            if note_id is not None:
+            # Only a note made or stated again now gains links: reading old turns again adds none.
+            if note_id is not None and note_id in {*done.created, *done.reinforced}:
                 note_ids[cue.content] = note_id
                 await self._link(scope, writer, note_id, session, Relation.PART_OF, done)
         by_key: dict[str, tuple[Entity, list[str]]] = {}
