@@ -104,9 +104,9 @@ def prompt_parts(prompt: str) -> list[str]:
 def prompt_candidates(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> list[dict[str, Any]]:
-    """Recall for ``prompt``: first the notes stating a decision, rule, preference or fact that match
-    one of its questions at least ``min_note_match``, then the memories matching the whole prompt at
-    least ``min_match``; never this session's own turns (the model has them)."""
+    """Recall for ``prompt``: the memories matching the whole prompt at least ``min_match``, then the
+    notes stating a decision, rule, preference or fact that match one of its questions at least
+    ``min_note_match``; never this session's own turns (the model has them)."""
     worth_asking = len(prompt.split()) >= _MIN_PROMPT_WORDS and not prompt.lstrip().startswith("/")
     if config.prompt_tokens <= 0 or not worth_asking:
         return []
@@ -130,10 +130,10 @@ def prompt_candidates(
             if float(hit.get("match", 0.0)) > float(found.get(hit["id"], {}).get("match", -1.0)):
                 found[hit["id"]] = hit
 
+    keep(prompt[:2000], 8, config.min_match)
     if config.min_note_match < config.min_match:
         for part in prompt_parts(prompt):
             keep(part, _NOTES_PER_QUESTION, config.min_note_match, ["note"])
-    keep(prompt[:2000], 8, config.min_match)
     return list(found.values())
 
 
