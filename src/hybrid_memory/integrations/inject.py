@@ -137,6 +137,10 @@ def prompt_candidates(
     return list(found.values())
 
 
+def _telling(hit: dict[str, Any]) -> int:
+    return 0 if hit.get("kind") not in ("summary", "note") else 1 if _stated(hit) else 2
+
+
 def _stated(hit: dict[str, Any]) -> bool:
     """A note stating a decision, rule, preference or fact (not an entity, a question or a concept)."""
     return hit.get("kind") == "note" and hit.get("note_type") in _STATED
@@ -203,7 +207,10 @@ def worth_showing(hits: list[dict[str, Any]], prompt: str) -> list[dict[str, Any
     distinct = Distinct(prompt)
     asked = normalized(prompt)
     shown = []
-    for hit in hits:
+    # The turns themselves first: a digest or a note is a second telling, an entity ("File x") a name.
+    for hit in sorted(hits, key=_telling):
+        if hit.get("kind") == "note" and not _stated(hit) and hit.get("note_type") == "concept":
+            continue
         text = str(hit.get("text", ""))
         flat = normalized(text)
         if is_filler(text) or (asked and len(flat.replace(asked, " ").split()) < _LABEL_WORDS):
