@@ -4,7 +4,7 @@
 
 Each graph is clustered like a real one (cluster sizes from a Pareto draw, 2 to 60 notes,
 a hub and a ring in each, one bridge between clusters per 20 notes), written by
-``picture.render`` and opened from a file in Debian's Chromium (headless, through
+``graph_page.render`` and opened from a file in Debian's Chromium (headless, through
 Playwright), a new page per run. Reported per size, median over the runs: ``script_ms``,
 from the page script's start to the end of the first draw, as the page records it, and
 ``layout_ms`` of it (the force layout alone); ``load_ms``, from navigation start to that same
@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 from tests.e2e.browser import BROWSER, FLAGS, GRAPH_FACTS, WINDOW  # noqa: E402
 from tests.e2e.graphs import clustered_graph, sizes_summing_to  # noqa: E402
 
-from hybrid_memory.transfer import picture  # noqa: E402
+from hybrid_memory.viewer import graph_page  # noqa: E402
 
 
 async def measure(path: Path, runs: int) -> dict[str, Any]:
@@ -75,7 +75,9 @@ async def main() -> None:
         for total in sorted(args.notes):
             notes, links = clustered_graph(sizes_summing_to(total), bridges=total // 20)
             path = Path(tmp) / f"graph-{total}.html"
-            path.write_text(picture.render(f"{total} notes", picture.page_data(notes, links, {})), "utf-8")
+            path.write_text(
+                graph_page.render(f"{total} notes", graph_page.page_data(notes, links, {})), "utf-8"
+            )
             row = await measure(path, args.runs)
             row["links"] = len(links)
             report["sizes"][str(total)] = row

@@ -24,6 +24,7 @@ from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.models import (
+    CodeState,
     Link,
     Memory,
     MemoryFilter,
@@ -126,6 +127,7 @@ async def source(tmp_path: Path, embedder: Embedder) -> Settings:
             last_accessed_at=T0 + timedelta(hours=5),
             replaces=[str(uuid.uuid4())],
             replaced_count=4,
+            code=CodeState(files={"src/db.py": "ab" * 20, "gone.py": None}, commit="cd" * 20, branch="main"),
         )
         secret = full.model_copy(update={"id": str(uuid.uuid4()), "text": "my password", "private": True})
         dense = await embedder.embed_documents([full.text, secret.text])

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hybrid_memory import __version__
 from hybrid_memory.commands import (
@@ -33,7 +33,9 @@ from hybrid_memory.exits import (
 from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
-    from hybrid_memory.host.serve import Plugins
+    from mcp.server.mcpserver import MCPServer
+
+    from hybrid_memory.host.serve import Host
     from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
@@ -125,27 +127,29 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
     from hybrid_memory.projects import project_of_directory
+    from hybrid_memory.server import build_server
     from hybrid_memory.viewer.command import run_view
 
     # The page opens on the directory's project; the host it may start still names each client's own.
     first = None if settings.project else project_of_directory(os.getcwd())
-    anyio.run(run_view, settings, args.port, _host_plugins(), first)
+    anyio.run(run_view, settings, args.port, _host(build_server(settings), settings), first)
     return 0
 
 
-def _host_plugins() -> Plugins:
-    """What a host serves beside MCP: the store commands that join it, the viewer on its own socket,
-    and the captures that wait for a host."""
+def _host(server: MCPServer[Any], settings: Settings) -> Host:
+    """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
+    viewer on its own socket, and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
-    from hybrid_memory.host.serve import Plugins
+    from hybrid_memory.host.serve import Host, Plugins
     from hybrid_memory.host.wire import METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
-    return Plugins(
+    plugins = Plugins(
         calls={METHOD: serve_command},
         sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
         on_open=[_capture_pending],
     )
+    return Host(server, settings.data_dir, plugins)
 
 
 async def _capture_pending(data_dir: Path) -> None:
@@ -297,25 +301,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     check_data_dir(settings.data_dir)
     heap.tune()
     server = build_server(settings, on_open=heap.settle)
-    plugins = _host_plugins()
+    host = _host(server, settings)
     if args.headless:
-        from hybrid_memory.host.serve import serve_headless
-
-        anyio.run(serve_headless, server, settings.data_dir, plugins, args.idle_exit)
+        anyio.run(host.serve_headless, args.idle_exit)
     elif args.transport == "http":
         from hybrid_memory.viewer.app import http_pages
 
         embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
-        http, data_dir, pages = settings.http, settings.data_dir, http_pages()
-        anyio.run(
-            lambda: serve_http(
-                server, http, settings.log_level, data_dir, embedded=embedded, plugins=plugins, pages=pages
-            )
-        )
+        pages = http_pages()
+        anyio.run(lambda: serve_http(settings.http, settings.log_level, host, embedded=embedded, pages=pages))
     else:
         from hybrid_memory.host.stdio import serve_stdio
 
-        anyio.run(lambda: serve_stdio(server, settings.data_dir, plugins, detached_host=args.detached_host))
+        anyio.run(lambda: serve_stdio(host, detached_host=args.detached_host))
     _exit_without_teardown()
 
 

@@ -10,7 +10,6 @@ Stdlib only: the Stop hook imports it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +23,8 @@ MAX_FILE_BYTES = 4 << 20
 
 def blob_id(path: Path) -> str | None:
     """The id git gives ``path``'s content as a blob (``git hash-object``); None when unreadable."""
+    import hashlib  # here: the prompt hook imports this module for note() alone, and hashlib is slow to load
+
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             return None

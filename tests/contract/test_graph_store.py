@@ -778,3 +778,25 @@ async def test_scopes_lists_every_scope_holding_a_note_sorted(graph_store: Graph
     await graph_store.upsert_note(make_note("n4", scope=beta))
 
     assert await graph_store.scopes() == [ALPHA, bob, beta]
+
+
+async def test_move_scope_moves_every_note_with_its_links_and_nothing_else(graph: GraphStore) -> None:
+    beta, bob = Scope(project="beta", user="ann"), Scope(project="alpha", user="bob")
+    await add(graph, make_note("b1", scope=bob), make_note("b2", scope=bob))
+    await graph.upsert_link(make_link("b1", "b2", scope=bob))
+    notes = await graph.list_notes(NoteFilter(scope=ALPHA), 100)
+    links = await graph.list_links(ALPHA, 100)
+
+    moved = await graph.move_scope(ALPHA, "beta")
+
+    assert moved == len(notes) == 6
+    assert await graph.list_notes(NoteFilter(scope=ALPHA), 100) == []
+    assert await graph.list_links(ALPHA, 100) == []
+    assert await graph.list_notes(NoteFilter(scope=beta), 100) == [
+        n.model_copy(update={"project": "beta"}) for n in notes
+    ]
+    assert await graph.list_links(beta, 100) == [k.model_copy(update={"project": "beta"}) for k in links]
+    assert triples(await graph.list_links(bob, 10)) == {("b1", "b2", RELATES_TO)}
+    walked = await graph.neighbourhood(beta, Walk(note_id="a", depth=1))
+    assert {n.id for n in walked.notes} == {"b", "c", "e"}
+    assert await graph.move_scope(ALPHA, "beta") == 0

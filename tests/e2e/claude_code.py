@@ -104,6 +104,21 @@ def host_pids(data_dir: Path) -> list[int]:
     return pids
 
 
+def message_counts(data_dir: Path, cwd: Path, *, start: bool = False) -> dict[str, int]:
+    """Message memories per thread of ``cwd``'s project (a captured thread holds its digest and notes too)."""
+    from hybrid_memory.host.client import connect
+
+    with connect(data_dir, cwd, timeout_s=60, start=start) as host:
+        threads = host.call_tool("list_threads", {})["threads"]
+        ask = {"query": "what was said", "kinds": ["message"], "limit": 50, "with_context": False}
+        return {
+            t["thread_id"]: len(
+                host.call_tool("recall_memory", {**ask, "thread_id": t["thread_id"]})["results"]
+            )
+            for t in threads
+        }
+
+
 def stop_hosts(data_dir: Path, timeout_s: float = 60) -> None:
     """Stop the data dir's headless hosts (they close their stores) and wait until they are gone."""
     pids = host_pids(data_dir)

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.host.client import connect
 from tests.e2e.claude_code import hook_env, stop_hosts
+from tests.e2e.test_hooks import _thread_sizes
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
@@ -119,12 +119,6 @@ def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
         time.sleep(0.2)
 
 
-def _thread_sizes(data_dir: Path, cwd: Path) -> dict[str, int]:
-    with connect(data_dir, cwd, timeout_s=60) as host:
-        threads = host.call_tool("list_threads", {})["threads"]
-    return {t["thread_id"]: t["memories"] for t in threads}
-
-
 SESSIONS = {
     "a1e0c7d2-1111-4b6e-9f00-000000000001": [
         "Invoices are archived after 400 days.",
@@ -154,8 +148,11 @@ def test_sessions_that_end_while_a_command_holds_the_store_are_all_captured_afte
         for session_id, facts in SESSIONS.items():
             done = _hook("session-end", _session(tmp_path, session_id, facts), data_dir)
             assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-        # Written before any capture was tried, and kept: the store is not to be had for now.
-        assert sorted(p["session_id"] for p in _pending(data_dir)) == sorted(SESSIONS)
+        # Written before any capture was tried, and kept: the store is not to be had for now
+        # (checked while the command still holds it; a very slow machine may have got past it).
+        waiting = sorted(p["session_id"] for p in _pending(data_dir))
+        if holder.poll() is None:
+            assert waiting == sorted(SESSIONS)
         assert holder.wait(timeout=120) == 0
     finally:
         holder.kill()

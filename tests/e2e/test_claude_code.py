@@ -128,8 +128,12 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
     assert {m["project"] for m in memories} == {str(alpha.resolve()), str(beta.resolve())}
     for memory in memories:
         assert not any(marker in str(memory["text"]) for marker in SCAFFOLDING), memory["text"]
-    # Each session is one thread: its prompt and the model's answer, nothing else.
+    # Each session is one thread: its prompt (the model's "Noted." carries nothing and is not kept);
+    # beside it only what capture derives from a session (its digest, notes' searchable copies).
     by_thread: dict[str, list[str]] = {}
     for memory in memories:
-        by_thread.setdefault(str(memory["thread_id"]), []).append(str(memory["role"]))
-    assert sorted(sorted(roles) for roles in by_thread.values()) == [["assistant", "user"]] * 5
+        if memory["kind"] == "message":
+            by_thread.setdefault(str(memory["thread_id"]), []).append(str(memory["role"]))
+    assert sorted(sorted(roles) for roles in by_thread.values()) == [["user"]] * 5
+    assert not any(m["text"] == "Noted." for m in memories)
+    assert {m["kind"] for m in memories} - {"message"} <= {"summary", "note"}

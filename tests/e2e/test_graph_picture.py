@@ -13,7 +13,7 @@ from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import MessageIn, NoteType, Relation, Scope
 from hybrid_memory.server.app import open_app
 from hybrid_memory.service import NoteDraft, ThreadDraft
-from hybrid_memory.transfer import picture
+from hybrid_memory.viewer import graph_page
 from tests.conftest import make_settings
 from tests.e2e.browser import GRAPH_FACTS, chromium_page, cluster_gaps, needs_chromium
 from tests.e2e.graphs import clustered_graph
@@ -131,7 +131,9 @@ async def test_ten_notes_in_three_clusters_are_drawn_apart_with_every_label_read
 async def test_two_hundred_notes_fit_the_view_with_no_label_overlapping(tmp_path: Path) -> None:
     notes, links = clustered_graph([20] * 10)
     page_file = tmp_path / "graph-200.html"
-    page_file.write_text(picture.render("200 notes", picture.page_data(notes, links, {})), encoding="utf-8")
+    page_file.write_text(
+        graph_page.render("200 notes", graph_page.page_data(notes, links, {})), encoding="utf-8"
+    )
 
     async with chromium_page() as page:
         facts = await open_graph(page, page_file)

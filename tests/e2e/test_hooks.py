@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.host.client import connect
 from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
-from tests.e2e.claude_code import hook_env, stop_hosts
+from tests.e2e.claude_code import hook_env, message_counts, stop_hosts
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
@@ -73,16 +72,7 @@ def _payload(transcript: Path, cwd: Path, event: str = "Stop", **extra: Any) -> 
 
 
 def _thread_sizes(data_dir: Path, cwd: Path) -> dict[str, int]:
-    """Message memories per thread (a captured thread also holds its digest and the notes drawn from it)."""
-    with connect(data_dir, cwd, timeout_s=60, start=False) as host:
-        threads = host.call_tool("list_threads", {})["threads"]
-        ask = {"query": "what was said", "kinds": ["message"], "limit": 50, "with_context": False}
-        return {
-            t["thread_id"]: len(
-                host.call_tool("recall_memory", {**ask, "thread_id": t["thread_id"]})["results"]
-            )
-            for t in threads
-        }
+    return message_counts(data_dir, cwd)
 
 
 @pytest.mark.parametrize(

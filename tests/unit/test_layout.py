@@ -47,7 +47,7 @@ def _imported(path: Path) -> set[str]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
-            # ``from hybrid_memory import hosting`` imports a module: count the module.
+            # ``from hybrid_memory.host import lock`` imports a module: count the module.
             found.update(f"{base}.{alias.name}" for alias in node.names)
             found.add(base)
     return found
@@ -169,3 +169,47 @@ def test_a_command_that_joins_a_running_host_imports_nothing_heavy() -> None:
     # What ``hybrid-memory stats`` loads before it knows whether a server answers.
     loaded = _loaded_after("import hybrid_memory.cli")
     assert loaded & HEAVY == set()
+
+
+DEVELOPMENT = Path(__file__).parents[2] / "docs" / "development.md"
+
+
+def _documented_layout() -> dict[str, set[str]]:
+    """What docs/development.md's layout lists: ``""`` -> the top-level parts, a package -> its modules."""
+    text = DEVELOPMENT.read_text()
+    block = text.split("## Layout", 1)[1].split("```", 2)[1]
+    listed: dict[str, set[str]] = {"": set()}
+    package = ""
+    for line in block.splitlines():
+        name = line.strip().split(" ", 1)[0]
+        indent = len(line) - len(line.lstrip())
+        if not name.endswith(("/", ".py")) or indent not in (2, 4):
+            continue
+        if indent == 2:
+            listed[""].add(name.removesuffix("/").removesuffix(".py"))
+            package = name.removesuffix("/")
+        else:
+            listed.setdefault(package, set()).add(name.removesuffix(".py"))
+    return listed
+
+
+def test_the_documented_layout_lists_every_part_and_only_parts_that_exist() -> None:
+    listed = _documented_layout()
+    assert listed[""] == set(parts()), "docs/development.md's layout and src/hybrid_memory/ differ"
+    for package, modules in listed.items():
+        if package:
+            present = {p.stem for p in (PACKAGE / package).glob("*.py")} - {"__init__"}
+            assert modules == present, f"docs/development.md lists {package}/ as {sorted(modules)}"
+
+
+def test_the_prompt_hook_loads_no_hashlib() -> None:
+    # hashlib loads OpenSSL: more than the rest of a prompt hook's imports together on a busy machine.
+    loaded = _loaded_after(
+        "import hybrid_memory._entry, hybrid_memory.integrations.hooks, hybrid_memory.integrations.inject\n"
+        "import hybrid_memory.host.client\n"
+        "from pathlib import Path\n"
+        "from hybrid_memory.integrations.config import HookConfig, project_of, recent_sessions_file\n"
+        "config = HookConfig.from_env()\n"
+        "recent_sessions_file(config, project_of(config, Path.cwd()))"
+    )
+    assert "hashlib" not in loaded

@@ -81,3 +81,14 @@ def test_a_capture_kept_again_meanwhile_is_not_taken_for_done(tmp_path: Path) ->
     [second] = pending.waiting(config)
     pending.done(config, "s1", second["token"])
     assert pending.waiting(config) == []
+
+
+def test_a_capture_never_tried_is_its_own_process_s_until_that_is_lost(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    pending.keep(config, "s1", tmp_path / "s1.jsonl", tmp_path)
+    assert pending.retry(config) == 0  # its capture runs (or waits for a command) in its own process
+    path = config.state_dir / "pending" / "s1.json"
+    entry = json.loads(path.read_text())
+    path.write_text(json.dumps({**entry, "since": entry["since"] - pending.LOST_AFTER_S}))
+    assert pending.retry(config) == 1  # that process is gone: the hook takes it over
+    assert pending.waiting(config) == []

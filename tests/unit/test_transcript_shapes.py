@@ -327,3 +327,32 @@ def test_codex_test_runs_are_read_under_every_shell_tool_name(
 )
 def test_an_edited_file_is_shown_relative_to_the_session_directory(path: str, cwd: str, shown: str) -> None:
     assert relative(path, cwd) == shown
+
+
+def test_the_users_words_beside_tool_results_stay_the_users() -> None:
+    use = {
+        "type": "assistant",
+        "uuid": "a-1",
+        "cwd": "/w",
+        "message": {
+            "id": "msg_1",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}}],
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": "u-2",
+        "cwd": "/w",
+        "message": {
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "2 passed"},
+                {"type": "text", "text": "Also, the staging database is read-only on Fridays."},
+            ]
+        },
+    }
+    reading = parse_lines([json.dumps(use).encode(), json.dumps(result).encode()])
+    assert _texts(reading)[-2:] == [
+        ("user", "Also, the staging database is read-only on Fridays."),
+        ("assistant", "(tests passed: pytest -q)"),
+    ]
+    assert reading.messages[-2].id == "u-2"

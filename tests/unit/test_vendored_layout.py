@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from hybrid_memory.transfer import picture
-from hybrid_memory.transfer.picture_page import VENDOR_ORDER, csp_hash, licence_text, page_script, vendored
+from hybrid_memory.viewer import graph_page
+from hybrid_memory.viewer.graph_parts import VENDOR_ORDER, csp_hash, licence_text, page_script, vendored
 from hybrid_memory.viewer.page import PAGE, POLICY
 
 LOCK = Path(__file__).resolve().parents[2] / "tools/graph-layout/package-lock.json"
@@ -26,13 +26,13 @@ def test_each_vendored_file_is_the_version_the_lock_file_pins() -> None:
 
 def test_the_licence_travels_in_every_page() -> None:
     assert "Permission to use, copy, modify, and/or distribute this software" in licence_text()
-    page = picture.render("empty", picture.page_data([], [], {}))
+    page = graph_page.render("empty", graph_page.page_data([], [], {}))
     assert licence_text() in page
     assert licence_text() in PAGE
 
 
 def test_the_graph_page_allows_only_its_own_script_and_loads_nothing() -> None:
-    page = picture.render("empty", picture.page_data([], [], {}))
+    page = graph_page.render("empty", graph_page.page_data([], [], {}))
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
     assert policy is not None
     scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)

@@ -3,7 +3,7 @@
 # Usage: bash tools/graph-layout/vendor.sh   (then run tests/unit/test_vendored_layout.py)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-dest="$here/../../src/hybrid_memory/transfer/vendor"
+dest="$here/../../src/hybrid_memory/viewer/vendor"
 npm ci --silent --no-audit --no-fund --prefix "$here"
 for package in d3-dispatch d3-quadtree d3-timer d3-force; do
   cp "$here/node_modules/$package/dist/$package.min.js" "$dest/"

@@ -177,16 +177,7 @@ class EdgeVectorStore:
 
     async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
         """The memories among ``ids`` that exist in ``scope``, in no particular order."""
-        wanted = common.point_ids(ids)
-        if not wanted:
-            return []
-        request = qe.ScrollRequest(
-            limit=len(wanted),
-            filter=edge_filter(MemoryFilter(scope=scope, ids=wanted)),
-            with_payload=True,
-            with_vector=False,
-        )
-        records, _ = await self._host.run(lambda shard: shard.scroll(request))
+        records = await self._records(scope, ids, with_vector=False)
         return [common.payload_to_memory(r.id, r.payload) for r in records]
 
     async def search_dense(self, vector: Sequence[float], flt: MemoryFilter, limit: int) -> list[VectorHit]:
@@ -280,17 +271,21 @@ class EdgeVectorStore:
 
     async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
         """The dense vectors of the memories among ``ids`` in ``scope``, by id."""
+        return common.dense_by_id(await self._records(scope, ids, with_vector=True))
+
+    async def _records(self, scope: Scope, ids: Sequence[str], *, with_vector: bool) -> list[qe.Record]:
+        """The points among ``ids`` in ``scope``: their payloads, or with ``with_vector`` their vectors."""
         wanted = common.point_ids(ids)
         if not wanted:
-            return {}
+            return []
         request = qe.ScrollRequest(
             limit=len(wanted),
             filter=edge_filter(MemoryFilter(scope=scope, ids=wanted)),
-            with_payload=False,
-            with_vector=True,
+            with_payload=not with_vector,
+            with_vector=with_vector,
         )
         records, _ = await self._host.run(lambda shard: shard.scroll(request))
-        return common.dense_by_id(records)
+        return list(records)
 
     async def scopes(self) -> list[Scope]:
         """Every (project, user) holding a memory, sorted: a facet on project, then on user per project."""

@@ -94,12 +94,14 @@ async def cleanup(target: Target, args: Mapping[str, Any]) -> Reply:
 
 
 async def graph(target: Target, args: Mapping[str, Any]) -> Reply:
-    from hybrid_memory.transfer import picture
+    from hybrid_memory.viewer import graph_page
 
     async with target.open() as service:
         notes, links = await service.knowledge.graph(target.scope)
-        sources = await service.knowledge.texts(target.scope, picture.source_ids(notes))
-    page = picture.render(f"hybrid-memory: {target.scope.project}", picture.page_data(notes, links, sources))
+        sources = await service.knowledge.texts(target.scope, graph_page.source_ids(notes))
+    page = graph_page.render(
+        f"hybrid-memory: {target.scope.project}", graph_page.page_data(notes, links, sources)
+    )
     path = Path(args["html"])
     await anyio.Path(path).write_text(page, encoding="utf-8")
     target.stderr.write(f"wrote {path} ({len(notes)} notes)\n")
@@ -169,13 +171,14 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
 
 
 async def forget_project(target: Target, args: Mapping[str, Any]) -> Reply:
-    from hybrid_memory.integrations.config import HookConfig, recent_sessions_file
+    from hybrid_memory.integrations.config import HookConfig, project_state_files
 
     async with target.open() as service:
         done = await service.forget_project(target.scope)
-    # The Claude Code hooks keep the project's last first prompts beside the store, for SessionStart.
+    # The Claude Code hooks keep the project's last sessions and what its captures said beside the store.
     hooks = HookConfig.from_env()._replace(data_dir=target.settings.data_dir)
-    await anyio.Path(recent_sessions_file(hooks, target.scope.project)).unlink(missing_ok=True)
+    for path in project_state_files(hooks, target.scope.project):
+        await anyio.Path(path).unlink(missing_ok=True)
     return Reply(
         f"project {target.scope.project}: forgot {done.deleted_memories} memories and "
         f"{done.deleted_notes} notes (with their links)\n"

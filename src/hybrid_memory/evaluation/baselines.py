@@ -18,16 +18,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from time import perf_counter
-from typing import Any
+from typing import Any, NamedTuple
 
 import bm25s
 import numpy as np
 from bm25s.tokenization import Tokenizer
 from py_rust_stemmers import SnowballStemmer  # type: ignore[import-untyped]  # fastembed's dependency
 
+from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.evaluation.locomo import Dataset, RetrieverRun
 from hybrid_memory.evaluation.longmemeval import Item
+from hybrid_memory.settings import EmbeddingSettings
 
 logger = logging.getLogger(__name__)
 
@@ -82,20 +84,62 @@ def bm25_rankings(
     return out
 
 
-def bm25_run(dataset: Dataset, depth: int) -> RetrieverRun:
-    """BM25 over each conversation's turns; only turns sharing a term with the question are ranked."""
-    run = RetrieverRun(name="bm25", ingest_s=0.0)
-    for conv in dataset.conversations:
-        turns = conv.turns
+class Haystack(NamedTuple):
+    """Turns searched together, and the questions asked of them: a LoCoMo conversation, a LongMemEval item."""
+
+    name: str
+    ids: list[str]
+    texts: list[str]
+    questions: list[tuple[str, str]]
+    """(question key, question text)."""
+
+
+def locomo_haystacks(dataset: Dataset) -> list[Haystack]:
+    return [
+        Haystack(
+            conv.id,
+            [t.dia_id for t in conv.turns],
+            [t.content for t in conv.turns],
+            [(q.key, q.text) for q in conv.questions],
+        )
+        for conv in dataset.conversations
+    ]
+
+
+def item_haystacks(items: Sequence[Item]) -> list[Haystack]:
+    return [
+        Haystack(
+            item.id, [t.id for t in item.turns], [t.content for t in item.turns], [(item.id, item.question)]
+        )
+        for item in items
+    ]
+
+
+async def baseline_runs(
+    haystacks: Sequence[Haystack], embedding: EmbeddingSettings, depth: int
+) -> list[RetrieverRun]:
+    """BM25, dense (the configured model, loaded here) and their RRF, over the same haystacks."""
+    bm25 = bm25_run(haystacks, depth)
+    embedder = build_embedder(embedding)
+    try:
+        dense = await dense_run(haystacks, embedder, depth)
+    finally:
+        await embedder.close()
+    return [bm25, dense, rrf_run("rrf(bm25,dense)", [bm25, dense], depth)]
+
+
+def bm25_run(haystacks: Sequence[Haystack], depth: int) -> RetrieverRun:
+    """BM25 over each haystack's turns; only turns sharing a term with the question are ranked."""
+    run = RetrieverRun(name="bm25", ingest_s=0.0, details=dict(BM25_DETAILS))
+    for haystack in haystacks:
         started = perf_counter()
-        index = Bm25Index([t.content for t in turns])
+        index = Bm25Index(haystack.texts)
         run.ingest_s = (run.ingest_s or 0.0) + perf_counter() - started
-        for question in conv.questions:
+        for key, question in haystack.questions:
             started = perf_counter()
-            ranked = [turns[i].dia_id for i in index.rank(question.text, depth)]
+            ranked = [haystack.ids[i] for i in index.rank(question, depth)]
             run.latencies_s.append(perf_counter() - started)
-            run.rankings[question.key] = ranked
-    run.details = BM25_DETAILS
+            run.rankings[key] = ranked
     return run
 
 
@@ -111,27 +155,25 @@ async def _matrix(embedder: Embedder, texts: Sequence[str]) -> Any:
     return matrix
 
 
-async def dense_run(dataset: Dataset, embedder: Embedder, depth: int) -> RetrieverRun:
+async def dense_run(haystacks: Sequence[Haystack], embedder: Embedder, depth: int) -> RetrieverRun:
     """Exhaustive cosine search with the embedding model alone (no keyword, no fusion)."""
     run = RetrieverRun(name="dense", ingest_s=0.0)
-    for conv in dataset.conversations:
-        turns = conv.turns
+    for haystack in haystacks:
         started = perf_counter()
-        matrix = await _matrix(embedder, [t.content for t in turns])
+        matrix = await _matrix(embedder, haystack.texts)
         run.ingest_s = (run.ingest_s or 0.0) + perf_counter() - started
-        logger.info("dense baseline: %s embedded (%d turns)", conv.id, len(turns))
-        for question in conv.questions:
+        logger.info("dense baseline: %s embedded (%d turns)", haystack.name, len(haystack.texts))
+        for key, question in haystack.questions:
             started = perf_counter()
-            query = np.asarray(await embedder.embed_query(question.text), dtype=np.float32)
-            scores = matrix @ query
-            best = np.argsort(-scores, kind="stable")[:depth]
+            query = np.asarray(await embedder.embed_query(question), dtype=np.float32)
+            best = np.argsort(-(matrix @ query), kind="stable")[:depth]
             run.latencies_s.append(perf_counter() - started)
-            run.rankings[question.key] = [turns[int(i)].dia_id for i in best]
+            run.rankings[key] = [haystack.ids[int(i)] for i in best]
     run.details = {
         "model": embedder.model_name,
         "dimension": embedder.dimension,
         "search": "exhaustive cosine",
-        "ingest": "one embed_documents call per conversation, texts sorted by length",
+        "ingest": "one embed_documents call per conversation or item, texts sorted by length",
     }
     return run
 
@@ -157,38 +199,3 @@ def rrf_run(name: str, runs: Sequence[RetrieverRun], depth: int, *, k: int = RRF
     fused.ingest_s = sum(r.ingest_s or 0.0 for r in runs)
     fused.details = {"k": k, "of": [r.name for r in runs]}
     return fused
-
-
-def bm25_item_run(items: Sequence[Item], depth: int) -> RetrieverRun:
-    """BM25 over each LongMemEval item's own turns, for its question."""
-    run = RetrieverRun(name="bm25", ingest_s=0.0, details=dict(BM25_DETAILS))
-    for item in items:
-        turns = item.turns
-        started = perf_counter()
-        index = Bm25Index([t.content for t in turns])
-        run.ingest_s = (run.ingest_s or 0.0) + perf_counter() - started
-        started = perf_counter()
-        run.rankings[item.id] = [turns[i].id for i in index.rank(item.question, depth)]
-        run.latencies_s.append(perf_counter() - started)
-    return run
-
-
-async def dense_item_run(items: Sequence[Item], embedder: Embedder, depth: int) -> RetrieverRun:
-    """Exhaustive cosine search over each LongMemEval item's turns (each truncated by the model)."""
-    run = RetrieverRun(name="dense", ingest_s=0.0)
-    for item in items:
-        turns = item.turns
-        started = perf_counter()
-        matrix = await _matrix(embedder, [t.content for t in turns])
-        run.ingest_s = (run.ingest_s or 0.0) + perf_counter() - started
-        started = perf_counter()
-        query = np.asarray(await embedder.embed_query(item.question), dtype=np.float32)
-        best = np.argsort(-(matrix @ query), kind="stable")[:depth]
-        run.latencies_s.append(perf_counter() - started)
-        run.rankings[item.id] = [turns[int(i)].id for i in best]
-    run.details = {
-        "model": embedder.model_name,
-        "dimension": embedder.dimension,
-        "search": "exhaustive cosine",
-    }
-    return run

@@ -20,7 +20,6 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
-from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.evaluation.locomo import RetrieverRun, latency_summary
 from hybrid_memory.evaluation.longmemeval import Item, Session, load_longmemeval, summarise
 from hybrid_memory.evaluation.runner import WARM_UP_QUERY, EvaluationError, call_tool, server_env
@@ -95,15 +94,9 @@ async def evaluate_longmemeval(
     logger.info("LongMemEval: %d items, %d turns", len(dataset), sum(len(i.turns) for i in dataset))
     runs = [await server_run(dataset, model_path=embedding.model_path, limit=limit)]
     if baselines:
-        from hybrid_memory.evaluation.baselines import bm25_item_run, dense_item_run, rrf_run
+        from hybrid_memory.evaluation.baselines import baseline_runs, item_haystacks
 
-        bm25 = bm25_item_run(dataset, BASELINE_DEPTH)
-        embedder = build_embedder(embedding)
-        try:
-            dense = await dense_item_run(dataset, embedder, BASELINE_DEPTH)
-        finally:
-            await embedder.close()
-        runs += [bm25, dense, rrf_run("rrf(bm25,dense)", [bm25, dense], BASELINE_DEPTH)]
+        runs += await baseline_runs(item_haystacks(dataset), embedding, BASELINE_DEPTH)
     return {
         "benchmark": "longmemeval",
         "dataset": str(path),

@@ -32,7 +32,6 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.evaluation.locomo import Conversation, Dataset, RetrieverRun, Session, load_locomo
 from hybrid_memory.evaluation.report import build_report
@@ -256,13 +255,7 @@ async def evaluate_locomo(
     )
     runs = await server_run(dataset, model_path=embedding.model_path, limit=limit)
     if baselines:
-        from hybrid_memory.evaluation.baselines import bm25_run, dense_run, rrf_run
+        from hybrid_memory.evaluation.baselines import baseline_runs, locomo_haystacks
 
-        bm25 = bm25_run(dataset, BASELINE_DEPTH)
-        embedder = build_embedder(embedding)
-        try:
-            dense = await dense_run(dataset, embedder, BASELINE_DEPTH)
-        finally:
-            await embedder.close()
-        runs += [bm25, dense, rrf_run("rrf(bm25,dense)", [bm25, dense], BASELINE_DEPTH)]
+        runs += await baseline_runs(locomo_haystacks(dataset), embedding, BASELINE_DEPTH)
     return build_report(dataset, runs, path=path, limit=limit)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from hybrid_memory import __version__
-from hybrid_memory.host.start import HOST_LOG, HostWait
-from hybrid_memory.host.wire import RETRY_S, line
+from hybrid_memory.host.start import HOST_LOG, attempts, wait
+from hybrid_memory.host.wire import line
 from hybrid_memory.projects import root_uri
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -138,9 +138,7 @@ class HostClient:
 def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
     """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
     or, with ``start=False``, waited for."""
-    wait = HostWait(data_dir, HostError, start=start, timeout_s=timeout_s)
-    while (sock := wait.attempt()) is None:
-        time.sleep(RETRY_S)
+    sock = wait(attempts(data_dir, HostError, start=start, timeout_s=timeout_s))
     assert isinstance(sock, socket.socket)  # no holder: it never takes the lock
     return sock
 

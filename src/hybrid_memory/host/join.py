@@ -10,13 +10,11 @@ import json
 import os
 import socket
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from hybrid_memory.host import lock, wire
-from hybrid_memory.host.start import HostWait
-from hybrid_memory.host.wire import RETRY_S
+from hybrid_memory.host.start import attempts, wait
 
 
 class HostLeft(Exception):
@@ -41,10 +39,7 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
         print(f"hybrid-memory: waiting for {other} to finish with the store", file=sys.stderr)
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    wait = HostWait(data_dir, fail, holder=lock.COMMAND, what=command, waiting_for=waiting_for)
-    while (held := wait.attempt()) is None:
-        time.sleep(RETRY_S)
-    return held
+    return wait(attempts(data_dir, fail, holder=lock.COMMAND, what=command, waiting_for=waiting_for))
 
 
 def call(sock: socket.socket, command: str, scope: dict[str, str | None], args: dict[str, Any]) -> wire.Reply:

@@ -13,7 +13,7 @@ whose first line requests a method plugged in (:class:`Plugins`: the command cal
 host's open stores) is answered by that plugin instead; one that requests
 :data:`~hybrid_memory.host.wire.STOP` stops the host (``hybrid-memory stop``). Each
 socket plugged in (the read-only viewer's ``view.sock``) is served beside ``serve.sock``
-once the stores are open. An HTTP server hosts the same socket (:func:`serve_socket`),
+once the stores are open. An HTTP server hosts the same socket (:meth:`Host.serve`),
 so stdio servers and commands join it too.
 
 When the host exits (its own client left, or it was killed) every relay sees its
@@ -29,6 +29,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,10 +47,12 @@ from mcp.shared.message import SessionMessage
 
 from hybrid_memory.errors import StoreLockedError
 from hybrid_memory.host import lock
-from hybrid_memory.host.start import HostWait
+from hybrid_memory.host.start import attempts
 from hybrid_memory.host.wire import MAX_MESSAGE_BYTES, RETRY_S, STOP, line, method_of
 
 logger = logging.getLogger(__name__)
+
+Listener = anyio.abc.Listener[anyio.abc.SocketStream]
 
 CallHandler = Callable[[bytes, anyio.abc.ByteStream, Any], Awaitable[None]]
 """Answers a connection whose first line is a request for its method: (that line, the connection, the
@@ -89,62 +92,180 @@ class _CancelledSocketWait(logging.Filter):
         return not (isinstance(exc, asyncio.InvalidStateError) and "Future.set_result" in record.getMessage())
 
 
-async def join_or_host(
-    tg: anyio.abc.TaskGroup,
-    server: MCPServer[Any],
-    data_dir: Path,
-    plugins: Plugins,
-    *,
-    detached_host: bool = False,
-) -> anyio.abc.ByteStream:
-    """A connection to the data dir's host; with none, ``server`` becomes it in ``tg`` (until cancelled)."""
-
-    def fail(reason: str) -> StoreLockedError:
-        return StoreLockedError(f"{reason}; stop it, or set HYBRID_MEMORY_DATA_DIR to another directory.")
-
-    def waiting_for(command: str) -> None:
-        logger.info("waiting for %s to finish with the store", command)
-
-    holder = None if detached_host else lock.SERVER
-    wait = HostWait(data_dir, fail, start=detached_host, holder=holder, waiting_for=waiting_for)
-    while True:
-        got = wait.attempt()
+async def _wait(steps: Iterator[socket.socket | int | None]) -> socket.socket | int:
+    """:func:`~hybrid_memory.host.start.wait` on the event loop."""
+    for got in steps:
         if got is not None:
-            break
+            return got
         await anyio.sleep(RETRY_S)
-    if isinstance(got, int):
-        await tg.start(_host, server, data_dir, plugins, got)
-        return await anyio.connect_unix(lock.socket_path(data_dir))
-    return await anyio.abc.UNIXSocketStream.from_socket(got)
+    raise AssertionError("attempts() ends only after yielding what it got")
 
 
-async def serve_headless(
-    server: MCPServer[Any], data_dir: Path, plugins: Plugins, idle_exit_s: float
-) -> None:
-    """Host the data dir's store with no client of its own, until no one has connected for ``idle_exit_s``.
+def _waiting_for(command: str) -> None:
+    logger.info("waiting for %s to finish with the store", command)
 
-    What a hook starts when it finds no host: later servers, hooks and commands join it
-    like any host. Returns at once when another process already hosts.
-    """
-    quiet_cancelled_socket_waits()
-    lock_fd = lock.try_lock(data_dir, lock.SERVER)
-    if lock_fd is None:
-        logger.info("another process already hosts the memory store in %s", data_dir)
-        return
-    async with anyio.create_task_group() as tg:
 
-        async def stop_on_signal() -> None:
-            # No terminal and no client of its own: SIGTERM / SIGINT are how it is told to stop,
-            # and it closes the stores before it goes.
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for signum in signals:
-                    logger.info("signal %d: the headless host closes the store and exits", signum)
-                    tg.cancel_scope.cancel()
-                    return
+class Host:
+    """A data dir's host in the making: ``server``'s MCP sessions on ``serve.sock``, and ``plugins``."""
 
-        tg.start_soon(stop_on_signal)
-        await _host(server, data_dir, plugins, lock_fd, idle_exit_s=idle_exit_s)
-        tg.cancel_scope.cancel()
+    def __init__(self, server: MCPServer[Any], data_dir: Path, plugins: Plugins) -> None:
+        self.server = server
+        self.data_dir = data_dir
+        self.plugins = plugins
+        self._lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it so
+
+    async def join_or_host(self, tg: anyio.abc.TaskGroup, *, detached: bool = False) -> anyio.abc.ByteStream:
+        """A connection to the data dir's host; with none, this becomes it in ``tg`` (until cancelled), or
+        with ``detached`` a headless host is started, which outlives this process."""
+
+        def fail(reason: str) -> StoreLockedError:
+            return StoreLockedError(f"{reason}; stop it, or set HYBRID_MEMORY_DATA_DIR to another directory.")
+
+        holder = None if detached else lock.SERVER
+        got = await _wait(
+            attempts(self.data_dir, fail, start=detached, holder=holder, waiting_for=_waiting_for)
+        )
+        if isinstance(got, int):
+            await tg.start(self._run, got)
+            return await anyio.connect_unix(lock.socket_path(self.data_dir))
+        return await anyio.abc.UNIXSocketStream.from_socket(got)
+
+    async def serve_headless(self, idle_exit_s: float) -> None:
+        """Host the store with no client of its own, until no one has connected for ``idle_exit_s``.
+
+        What a hook starts when it finds no host: later servers, hooks and commands join it
+        like any host. Returns at once when another process already hosts.
+        """
+        quiet_cancelled_socket_waits()
+        lock_fd = lock.try_lock(self.data_dir, lock.SERVER)
+        if lock_fd is None:
+            logger.info("another process already hosts the memory store in %s", self.data_dir)
+            return
+        async with anyio.create_task_group() as tg:
+
+            async def stop_on_signal() -> None:
+                # No terminal and no client of its own: SIGTERM / SIGINT are how it is told to stop,
+                # and it closes the stores before it goes.
+                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                    async for signum in signals:
+                        logger.info("signal %d: the headless host closes the store and exits", signum)
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(stop_on_signal)
+            await self._run(lock_fd, idle_exit_s)
+            tg.cancel_scope.cancel()
+
+    async def take_lock(self) -> int:
+        """The host lock for a server that cannot join another (HTTP); waits while a command holds it."""
+
+        def fail(reason: str) -> StoreLockedError:
+            return StoreLockedError(
+                f"{reason}; stop it before serving HTTP here, or pass --data-dir (HYBRID_MEMORY_DATA_DIR) "
+                "for another store."
+            )
+
+        steps = attempts(
+            self.data_dir, fail, join=False, holder=lock.SERVER, timeout_s=0, waiting_for=_waiting_for
+        )
+        fd = await _wait(steps)
+        assert isinstance(fd, int)  # it never joins
+        return fd
+
+    async def _run(
+        self,
+        lock_fd: int,
+        idle_exit_s: float | None = None,
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Open the stores once and serve until cancelled; ``lock_fd`` is ours to close.
+
+        The host lock is released last, after the stores are closed, so the next host
+        never finds the store directory still locked.
+        """
+        try:
+            async with self._lowlevel.lifespan(self._lowlevel) as state:
+                listener = await self.listen()
+                task_status.started()
+                await self.serve(listener, state, idle_exit_s)
+        finally:
+            os.close(lock_fd)
+
+    async def listen(self) -> Listener:
+        """Listen on the data dir's socket; the caller holds the host lock, so a socket file left there
+        is a dead host's."""
+        socket_path = lock.socket_path(self.data_dir)
+        socket_path.unlink(missing_ok=True)
+        listener = await anyio.create_unix_listener(socket_path, mode=0o600)
+        logger.debug("hosting the memory store for every server and command on %s", socket_path)
+        return listener
+
+    async def serve(self, listener: Listener, state: Any, idle_exit_s: float | None = None) -> None:
+        """Serve ``state`` (the lifespan's, stores open or opening) on ``listener`` until cancelled, or
+        with ``idle_exit_s`` until no session has been open that long."""
+        async with listener, anyio.create_task_group() as tg:
+            running = getattr(self.server, "running", None)
+            if running is not None:  # our server (not a bare SDK one): plugged sockets once the stores open
+                for name, handler in self.plugins.sockets.items():
+                    tg.start_soon(_serve_plugged_socket, self.data_dir / name, handler, running)
+                for task in self.plugins.on_open:
+                    tg.start_soon(_when_open, task, self.data_dir, running)
+            idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
+
+            async def session(stream: anyio.abc.SocketStream) -> None:
+                with idle.busy() if idle is not None else contextlib.nullcontext():
+                    await self._session(state, stream)
+
+            if idle is not None:
+                tg.start_soon(idle.watch)
+            await listener.serve(session, task_group=tg)
+
+    async def _session(self, state: Any, stream: anyio.abc.SocketStream) -> None:
+        """One connection: a relay's (or a hook's) MCP session, or a plugged call (its first line says)."""
+        buffered = BufferedByteReceiveStream(stream)
+        async with stream:
+            try:
+                first = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
+            except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+                return
+            method = method_of(first)
+            if method == STOP:
+                await _stop(stream)
+                return
+            handler = self.plugins.calls.get(method or "")
+            if handler is not None:
+                await handler(first, stream, state)
+                return
+            await _serve_mcp(self._lowlevel, state, stream, buffered, first)
+
+
+async def _when_open(task: Callable[[Path], Awaitable[None]], data_dir: Path, running: Any) -> None:
+    try:
+        await running()
+    except Exception:
+        return  # the stores could not open: the server stops and says why, in one line of its own
+    try:
+        await task(data_dir)
+    except Exception:
+        logger.exception("a start-up task of the host failed; the host goes on")
+
+
+async def _serve_plugged_socket(path: Path, handler: SocketHandler, running: Any) -> None:
+    try:
+        await running()
+    except Exception:
+        return  # the stores could not open: the server stops and says why, in one line of its own
+    await handler(path, running)
+
+
+async def _stop(stream: anyio.abc.SocketStream) -> None:
+    """``hybrid-memory stop``: answer with our pid, then stop as SIGTERM stops this process (every kind of
+    host handles it: what is in flight is answered, the stores close, the lock is released last)."""
+    logger.info("asked to stop by hybrid-memory stop")
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await stream.send(line({"jsonrpc": "2.0", "id": 1, "result": {"pid": os.getpid()}}))
+    signal.raise_signal(signal.SIGTERM)
 
 
 class _IdleExit:
@@ -182,144 +303,6 @@ class _IdleExit:
                 logger.info("no client for %g s: the headless host exits", self._after_s)
                 self._scope.cancel()
                 return
-
-
-async def _host(
-    server: MCPServer[Any],
-    data_dir: Path,
-    plugins: Plugins,
-    lock_fd: int,
-    *,
-    idle_exit_s: float | None = None,
-    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    """Open the stores once and serve MCP on the socket until cancelled; ``lock_fd`` is ours to close.
-
-    The host lock is released last, after the stores are closed, so the next host
-    never finds the store directory still locked. With ``idle_exit_s`` it also ends
-    once no session has been open that long.
-    """
-    lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it the same way
-    try:
-        async with lowlevel.lifespan(lowlevel) as state:
-            await serve_socket(
-                server, state, data_dir, plugins, idle_exit_s=idle_exit_s, task_status=task_status
-            )
-    finally:
-        os.close(lock_fd)
-
-
-async def _when_open(task: Callable[[Path], Awaitable[None]], data_dir: Path, running: Any) -> None:
-    try:
-        await running()
-    except Exception:
-        return  # the stores could not open: the server stops and says why, in one line of its own
-    try:
-        await task(data_dir)
-    except Exception:
-        logger.exception("a start-up task of the host failed; the host goes on")
-
-
-async def _serve_plugged_socket(path: Path, handler: SocketHandler, running: Any) -> None:
-    try:
-        await running()
-    except Exception:
-        return  # the stores could not open: the server stops and says why, in one line of its own
-    await handler(path, running)
-
-
-async def serve_socket(
-    server: MCPServer[Any],
-    state: Any,
-    data_dir: Path,
-    plugins: Plugins,
-    *,
-    idle_exit_s: float | None = None,
-    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    """Serve ``state`` (the lifespan's, stores open or opening) on the data dir's socket until cancelled,
-    or with ``idle_exit_s`` until no session has been open that long.
-
-    The caller holds the host lock: any socket file left there is a dead host's.
-    """
-    lowlevel: Server[Any] = server._lowlevel_server
-    socket_path = lock.socket_path(data_dir)
-    socket_path.unlink(missing_ok=True)
-    listener = await anyio.create_unix_listener(socket_path, mode=0o600)
-    logger.debug("hosting the memory store for every server and command on %s", socket_path)
-    task_status.started()
-    async with listener, anyio.create_task_group() as tg:
-        running = getattr(server, "running", None)
-        if (
-            running is not None
-        ):  # our server (not a bare SDK one): its plugged sockets, once the stores are open
-            for name, handler in plugins.sockets.items():
-                tg.start_soon(_serve_plugged_socket, data_dir / name, handler, running)
-            for task in plugins.on_open:
-                tg.start_soon(_when_open, task, data_dir, running)
-        idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
-
-        async def session(stream: anyio.abc.SocketStream) -> None:
-            if idle is None:
-                await _serve_session(lowlevel, state, plugins, stream)
-                return
-            with idle.busy():
-                await _serve_session(lowlevel, state, plugins, stream)
-
-        if idle is not None:
-            tg.start_soon(idle.watch)
-        await listener.serve(session, task_group=tg)
-
-
-async def take_host_lock(data_dir: Path) -> int:
-    """The host lock for a server that cannot join another (HTTP); waits while a command holds it."""
-
-    def fail(reason: str) -> StoreLockedError:
-        return StoreLockedError(
-            f"{reason}; stop it before serving HTTP here, or pass --data-dir (HYBRID_MEMORY_DATA_DIR) "
-            "for another store."
-        )
-
-    def waiting_for(command: str) -> None:
-        logger.info("waiting for %s to finish with the store", command)
-
-    wait = HostWait(data_dir, fail, join=False, holder=lock.SERVER, timeout_s=0, waiting_for=waiting_for)
-    while True:
-        fd = wait.attempt()
-        if fd is not None:
-            assert isinstance(fd, int)  # it never joins
-            return fd
-        await anyio.sleep(RETRY_S)
-
-
-async def _serve_session(
-    lowlevel: Server[Any], state: Any, plugins: Plugins, stream: anyio.abc.SocketStream
-) -> None:
-    """One connection: a relay's (or a hook's) MCP session, or a plugged call (its first line says)."""
-    buffered = BufferedByteReceiveStream(stream)
-    async with stream:
-        try:
-            first = await buffered.receive_until(b"\n", MAX_MESSAGE_BYTES)
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-            return
-        method = method_of(first)
-        if method == STOP:
-            await _stop(stream)
-            return
-        handler = plugins.calls.get(method or "")
-        if handler is not None:
-            await handler(first, stream, state)
-            return
-        await _serve_mcp(lowlevel, state, stream, buffered, first)
-
-
-async def _stop(stream: anyio.abc.SocketStream) -> None:
-    """``hybrid-memory stop``: answer with our pid, then stop as SIGTERM stops this process (every kind of
-    host handles it: what is in flight is answered, the stores close, the lock is released last)."""
-    logger.info("asked to stop by hybrid-memory stop")
-    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await stream.send(line({"jsonrpc": "2.0", "id": 1, "result": {"pid": os.getpid()}}))
-    signal.raise_signal(signal.SIGTERM)
 
 
 async def _serve_mcp(

@@ -21,20 +21,18 @@ import signal
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import anyio
 import anyio.abc
 import anyio.from_thread
 import anyio.lowlevel
-from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.host import lock
 from hybrid_memory.host.async_relay import AsyncRelay
-from hybrid_memory.host.serve import Plugins, join_or_host, quiet_cancelled_socket_waits
+from hybrid_memory.host.serve import Host, quiet_cancelled_socket_waits
 
 logger = logging.getLogger(__name__)
 
@@ -89,9 +87,7 @@ class StdinLines:
                 yield line
 
 
-async def serve_stdio(
-    server: MCPServer[Any], data_dir: Path, plugins: Plugins, *, detached_host: bool = False
-) -> None:
+async def serve_stdio(host: Host, *, detached_host: bool = False) -> None:
     """Serve this process's stdio client through the data dir's host, hosting when there is none.
 
     With ``detached_host`` it starts a headless host instead of hosting in-process, so the
@@ -99,18 +95,17 @@ async def serve_stdio(
     session and its hooks find it warm).
     """
     quiet_cancelled_socket_waits()
+    data_dir = host.data_dir
     if not lock.socket_fits(data_dir):  # the data dir exists: the command checked it
         raise BackendError(
             f"The data dir path {data_dir} is too long for its Unix socket ({lock.SOCKET_NAME}); "
             "set HYBRID_MEMORY_DATA_DIR to a shorter path."
         )
     with claimed_stdin() as wire:
-        await _relay_stdio(server, data_dir, plugins, StdinLines(wire), detached_host=detached_host)
+        await _relay_stdio(host, StdinLines(wire), detached_host=detached_host)
 
 
-async def _relay_stdio(
-    server: MCPServer[Any], data_dir: Path, plugins: Plugins, stdin: StdinLines, *, detached_host: bool
-) -> None:
+async def _relay_stdio(host: Host, stdin: StdinLines, *, detached_host: bool) -> None:
     # The SDK reads its stdin only with ``async for``, which StdinLines provides.
     async with (
         stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (client_in, client_out),
@@ -118,7 +113,7 @@ async def _relay_stdio(
     ):
 
         async def connect() -> anyio.abc.ByteStream:
-            return await join_or_host(tg, server, data_dir, plugins, detached_host=detached_host)
+            return await host.join_or_host(tg, detached=detached_host)
 
         tg.start_soon(_stop_on_sigterm, stdin)
         try:

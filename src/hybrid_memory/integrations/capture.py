@@ -32,8 +32,8 @@ from hybrid_memory.integrations.config import (
     CAPTURE_LOCK,
     HookConfig,
     project_of,
-    recent_sessions_file,
     safe_name,
+    said_file,
     sessions_file,
 )
 from hybrid_memory.integrations.repeats import asks, is_filler, normalized
@@ -168,7 +168,7 @@ class _Said:
     """What the project's captures stored, as hashes of its normalized texts (message id -> hash)."""
 
     def __init__(self, config: HookConfig, cwd: Path) -> None:
-        self.path = config.state_dir / "said" / recent_sessions_file(config, project_of(config, cwd)).name
+        self.path = said_file(config, project_of(config, cwd))
         try:
             loaded = json.loads(self.path.read_text())
         except (OSError, ValueError):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hybrid_memory.integrations.reading import CONTINUATION, Pass, clean, relative
+from hybrid_memory.integrations.reading import CONTINUATION, Pass, clean, derived_id, relative
 
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 TEST_COMMAND = re.compile(
@@ -110,7 +110,12 @@ def entry(state: Pass, line: dict[str, Any]) -> None:
         if any(t.lstrip().startswith(CONTINUATION) for t in texts(content)):
             state.skip("compaction summary")
             return
-        lines.extend(_tool_results(state, content))
+        results = _tool_results(state, content)
+        if lines and results:  # the user's words beside tool results: each stays whose it is
+            state.add(line["uuid"], "user", lines, line.get("timestamp"))
+            state.add(derived_id(line["uuid"], "tools"), "assistant", results, line.get("timestamp"))
+            return
+        lines.extend(results)
     if not lines:
         state.skip("no text" if kind == "assistant" or _is_tool_result(content) else "scaffolding")
         return

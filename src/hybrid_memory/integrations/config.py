@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -143,11 +143,22 @@ def safe_name(name: str) -> str:
 
 
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The project's latest sessions (first prompt, last time; SessionStart shows the newest one's digest),
-    named by the
-    project's folder and a digest of its whole name, so two folders named alike keep two files."""
-    digest = hashlib.sha256(project.encode()).hexdigest()[:12]
+    """The project's latest sessions (first prompt, last time; SessionStart shows the newest one's
+    digest), named by the project's folder and a digest of its whole name, so two folders named alike
+    keep two files."""
+    # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
+    digest = f"{zlib.crc32(project.encode()):08x}"
     return config.state_dir / "sessions" / f"{safe_name(label(project))[:64]}-{digest}.json"
+
+
+def said_file(config: HookConfig, project: str) -> Path:
+    """Hashes of what the project's captures stored (message id -> hash of its normalized text)."""
+    return config.state_dir / "said" / recent_sessions_file(config, project).name
+
+
+def project_state_files(config: HookConfig, project: str) -> tuple[Path, ...]:
+    """Every file the hooks keep about one project beside the store (gone when the project is forgotten)."""
+    return recent_sessions_file(config, project), said_file(config, project)
 
 
 def sessions_file(config: HookConfig, cwd: Path) -> Path:

@@ -35,6 +35,8 @@ PATIENCE_S = 1800.0
 """How long a detached capture keeps trying (waiting for a command that holds the store, or for the host)."""
 RETRY_AFTER_S = 30.0
 """A hook retries a capture that failed at most this often."""
+LOST_AFTER_S = 600.0
+"""A capture not tried after this long has lost its process: the next hook takes it over."""
 _BACKOFF_S = (2.0, 5.0, 10.0, 30.0)
 _POLL_S = 0.25
 _RETRY_LOCK = "retry.lock"
@@ -203,6 +205,8 @@ def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = Fa
         except BlockingIOError:
             return 0
         due = _due(config, skip, everything)
+        if not everything and _command_holding(config) is not None:
+            return 0  # no host can start before the command is done: the captures' own processes wait
         # Those whose transcript is gone need no host: they stop waiting whatever the host does.
         gone = [e for e in due if not Path(str(e.get("transcript"))).is_file()]
         live = [e for e in due if e not in gone]
@@ -254,13 +258,17 @@ def retry_at_start(data_dir: Path) -> int:
 
 
 def _due(config: HookConfig, skip: Iterable[str], everything: bool) -> list[dict[str, Any]]:
-    skipped, now = set(skip), time.time()
-    return [
-        e
-        for e in waiting(config)
-        if e["session_id"] not in skipped
-        and (everything or now - float(e.get("last_attempt") or 0) >= RETRY_AFTER_S)
-    ]
+    skipped = set(skip)
+    return [e for e in waiting(config) if e["session_id"] not in skipped and (everything or _is_due(e))]
+
+
+def _is_due(entry: dict[str, Any]) -> bool:
+    """A failed capture, RETRY_AFTER_S after its last attempt; one never tried, once its own process
+    has had LOST_AFTER_S (it was killed, or the machine stopped)."""
+    now = time.time()
+    if int(entry.get("attempts") or 0) == 0:
+        return now - float(entry.get("since") or 0) >= LOST_AFTER_S
+    return now - float(entry.get("last_attempt") or 0) >= RETRY_AFTER_S
 
 
 def retry_detached(config: HookConfig) -> None:

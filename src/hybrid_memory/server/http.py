@@ -24,12 +24,10 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio
 import uvicorn
-from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -38,7 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hybrid_memory.errors import AddressUnavailableError, ConfigurationError
 from hybrid_memory.host.lock import SERVER, socket_fits, try_lock
-from hybrid_memory.host.serve import Plugins, serve_socket, take_host_lock
+from hybrid_memory.host.serve import Host
 from hybrid_memory.settings import HttpSettings
 
 logger = logging.getLogger(__name__)
@@ -206,45 +204,30 @@ class Uvicorn(uvicorn.Server):
 
 
 async def serve_http(
-    server: MCPServer[Any],
-    http: HttpSettings,
-    log_level: str,
-    data_dir: Path | None = None,
-    *,
-    embedded: bool = True,
-    plugins: Plugins | None = None,
-    pages: Pages | None = None,
+    http: HttpSettings, log_level: str, host: Host, *, embedded: bool = True, pages: Pages | None = None
 ) -> None:
     """Bind, open the stores (the app's lifespan), then serve until SIGINT/SIGTERM; close in order.
 
-    With ``data_dir`` the server also hosts the store on its socket, as the first stdio
-    server does (with ``plugins``): stdio servers, hooks and commands on that data dir join it. An
-    ``embedded`` store can have one such host; with only server backends (Qdrant,
-    Neo4j) a second server on the data dir serves HTTP without the socket.
+    The server (``host.server``) also hosts the store on the data dir's socket, as the first
+    stdio server does: stdio servers, hooks and commands on that data dir join it. An
+    ``embedded`` store can have one such host; with only server backends (Qdrant, Neo4j)
+    a second server on the data dir serves HTTP without the socket.
     """
     check_http_settings(http)
     sock = bind(http.host, http.port)
-    lock_fd: int | None = None
-    if data_dir is not None:
-        lock_fd = await take_host_lock(data_dir) if embedded else try_lock(data_dir, SERVER)
+    lock_fd = await host.take_lock() if embedded else try_lock(host.data_dir, SERVER)
     try:
         with sock:
-            hosting = None if lock_fd is None else data_dir
-            await _serve(server, http, log_level, sock, hosting, plugins or Plugins(), pages)
+            await _serve(http, log_level, sock, host, lock_fd is not None, pages)
     finally:
         if lock_fd is not None:
             os.close(lock_fd)  # last: the stores are closed by now
 
 
 async def _serve(
-    server: MCPServer[Any],
-    http: HttpSettings,
-    log_level: str,
-    sock: socket.socket,
-    data_dir: Path | None,
-    plugins: Plugins,
-    pages: Pages | None,
+    http: HttpSettings, log_level: str, sock: socket.socket, host: Host, hosting: bool, pages: Pages | None
 ) -> None:
+    server = host.server
     security = transport_security(http)
     app = server.streamable_http_app(transport_security=security, host=http.host)
     running = getattr(server, "running", None)
@@ -259,8 +242,8 @@ async def _serve(
     async with app.router.lifespan_context(app), anyio.create_task_group() as tg:
         if running is not None:  # the stores open (or fail, in one line) before anyone is told we listen
             state = await running()
-            if data_dir is not None and socket_fits(data_dir):
-                await tg.start(serve_socket, server, state, data_dir, plugins)
+            if hosting and socket_fits(host.data_dir):
+                tg.start_soon(host.serve, await host.listen(), state)
         logger.info(
             "listening on http://%s:%d/mcp (bearer token %s)",
             http.host,

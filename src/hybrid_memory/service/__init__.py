@@ -10,17 +10,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
     from hybrid_memory.service.core import MemoryService
+    from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
     from hybrid_memory.service.recall import RecallOptions
     from hybrid_memory.service.threads import memory_id
 
 _EXPORTS = {
-    "DryRun": "commands",
-    "NoteDraft": "commands",
-    "NoteUpdate": "commands",
-    "TaskDraft": "commands",
-    "ThreadDraft": "commands",
+    "DryRun": "drafts",
+    "NoteDraft": "drafts",
+    "NoteUpdate": "drafts",
+    "TaskDraft": "drafts",
+    "ThreadDraft": "drafts",
     "MemoryService": "core",
     "RecallOptions": "recall",
     "memory_id": "threads",

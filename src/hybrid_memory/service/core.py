@@ -41,8 +41,8 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate, browse
 from hybrid_memory.service._pages import every
-from hybrid_memory.service.commands import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.context import ContextBuilder
+from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest

@@ -27,7 +27,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import _validate
-from hybrid_memory.service.commands import NoteDraft, NoteUpdate
+from hybrid_memory.service.drafts import NoteDraft, NoteUpdate
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores

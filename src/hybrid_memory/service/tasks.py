@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from hybrid_memory.models import Memory, MemoryKind, Scope, utcnow
 from hybrid_memory.service import _validate
-from hybrid_memory.service.commands import TaskDraft
+from hybrid_memory.service.drafts import TaskDraft
 from hybrid_memory.service.redaction import redact
 
 

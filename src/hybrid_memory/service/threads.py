@@ -25,7 +25,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import _validate, progress
-from hybrid_memory.service.commands import ThreadDraft
+from hybrid_memory.service.drafts import ThreadDraft
 from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact

@@ -43,7 +43,7 @@ from mcp_types.version import is_version_at_least
 from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService, summary
-from hybrid_memory.service.commands import DryRun, NoteDraft, TaskDraft, ThreadDraft
+from hybrid_memory.service.drafts import DryRun, NoteDraft, TaskDraft, ThreadDraft
 from hybrid_memory.service.lifecycle import Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan
 from hybrid_memory.service.tasks import TaskPlan

@@ -25,7 +25,7 @@ from starlette.types import Receive, Scope, Send
 
 from hybrid_memory.errors import BackendError, StoreLockedError
 from hybrid_memory.exits import check_data_dir
-from hybrid_memory.host.serve import Plugins, join_or_host
+from hybrid_memory.host.serve import Host
 from hybrid_memory.host.wire import RETRY_S
 from hybrid_memory.server.http import Guard, Uvicorn, bind, transport_security
 from hybrid_memory.settings import HttpSettings, Settings
@@ -111,14 +111,14 @@ class _Announcing(Uvicorn):
         print("memory viewer (read-only) running; Ctrl-C stops it", file=sys.stderr, flush=True)
 
 
-async def run_view(settings: Settings, port: int, plugins: Plugins, first: str | None = None) -> None:
+async def run_view(settings: Settings, port: int, host: Host, first: str | None = None) -> None:
     """Serve the viewer on 127.0.0.1:``port`` (0: any free port) until interrupted; print its URL.
 
-    With no host running, this process hosts the store, serving ``plugins`` like any host.
+    With no host running, this process becomes ``host``, as a stdio ``serve`` would.
     ``first``: the project the page shows first (the directory's), else the configured one.
     """
     try:
-        await _run_view(settings, port, plugins, first)
+        await _run_view(settings, port, host, first)
     except* StoreLockedError:
         # Another process holds the store without sharing it: an HTTP server, whose own /viewer is the way in.
         raise StoreLockedError(
@@ -128,9 +128,7 @@ async def run_view(settings: Settings, port: int, plugins: Plugins, first: str |
         ) from None
 
 
-async def _run_view(settings: Settings, port: int, plugins: Plugins, first: str | None) -> None:
-    from hybrid_memory.server import build_server
-
+async def _run_view(settings: Settings, port: int, host: Host, first: str | None) -> None:
     check_data_dir(settings.data_dir)
     # One line per relayed request is noise on the terminal this runs in.
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.root.level))
@@ -142,7 +140,7 @@ async def _run_view(settings: Settings, port: int, plugins: Plugins, first: str 
         )
         token = secrets.token_urlsafe(32)
         async with anyio.create_task_group() as tg:
-            connection = await join_or_host(tg, build_server(settings), settings.data_dir, plugins)
+            connection = await host.join_or_host(tg)
             await connection.aclose()  # only to know a host runs: the viewer has its own socket
             await _wait_for_viewer(settings.data_dir / VIEW_SOCKET_NAME)
             proxy = ViewerProxy(settings.data_dir / VIEW_SOCKET_NAME)

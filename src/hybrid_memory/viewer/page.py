@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from hybrid_memory.transfer.picture_page import csp_hash, graph_style, layout_script, licence_text, vendored
+from hybrid_memory.viewer.graph_parts import csp_hash, graph_style, layout_script, licence_text, vendored
 
 
 def _asset(name: str) -> str:

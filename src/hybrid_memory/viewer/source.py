@@ -9,7 +9,7 @@ from hybrid_memory.models import Memory, Scope
 from hybrid_memory.projects import labels
 from hybrid_memory.service import RecallOptions
 from hybrid_memory.tools.context import AppContext
-from hybrid_memory.transfer import picture
+from hybrid_memory.viewer import graph_page
 
 TEXT_CHARS = 2000
 """A memory's text as the viewer lists it; a message is read whole in its thread."""
@@ -59,8 +59,8 @@ class ViewerSource:
     async def graph(self, project: str | None) -> dict[str, Any]:
         app, scope = await self._open(project)
         notes, links = await app.service.knowledge.graph(scope)
-        sources = await app.service.knowledge.texts(scope, picture.source_ids(notes))
-        return picture.page_data(notes, links, sources)
+        sources = await app.service.knowledge.texts(scope, graph_page.source_ids(notes))
+        return graph_page.page_data(notes, links, sources)
 
     async def recall(self, project: str | None, query: str, limit: int) -> dict[str, Any]:
         """What recall_memory ranks for ``query``, every explain field included; no access is recorded."""

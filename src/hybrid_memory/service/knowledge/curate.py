@@ -19,7 +19,7 @@ from hybrid_memory.models.knowledge import (
     DistillResult,
 )
 from hybrid_memory.service._validate import MAX_TAG_CHARS, MAX_TAGS
-from hybrid_memory.service.commands import NoteDraft, NoteUpdate
+from hybrid_memory.service.drafts import NoteDraft, NoteUpdate
 from hybrid_memory.service.knowledge._text import cut
 from hybrid_memory.service.knowledge.consolidate import Verdict, judge
 from hybrid_memory.service.knowledge.distill import source_tags

@@ -19,7 +19,8 @@ ACTIVITY = re.compile(
     r"|ran (?P<command>.+) → (?P<outcome>ok|failed)(?:: (?P<error>.+))?)\)$"
 )
 _URL = re.compile(r"https?://[^\s)>\]\"'`]+")
-_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b")
+_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b(?!-\d)")
+"""``PROJ-481``; not ``INV-2025-0001`` (a number with parts, an invoice's or a date's)."""
 _NOT_TICKETS = frozenset(
     [
         "UTF",

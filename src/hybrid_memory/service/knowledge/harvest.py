@@ -38,7 +38,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service._validate import MAX_TAGS
-from hybrid_memory.service.commands import DryRun, NoteDraft
+from hybrid_memory.service.drafts import DryRun, NoteDraft
 from hybrid_memory.service.knowledge import consolidate
 from hybrid_memory.service.knowledge._text import content_words, words
 from hybrid_memory.service.knowledge.cues import CAPTURED, Cue, Said, cues, key

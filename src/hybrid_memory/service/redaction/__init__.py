@@ -44,7 +44,7 @@ from hybrid_memory.service.redaction.values import (
     looks_random,
 )
 
-__all__ = ["MARK", "Redacted", "contains_secret", "looks_random", "redact"]
+__all__ = ["MARK", "Redacted", "looks_random", "redact"]
 
 _AUTH_HEADER = re.compile(r"(?i)\b(bearer|basic|token|digest)\s+(?!\[REDACTED)([A-Za-z0-9\-._~+/]{12,}=*)")
 _URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,20}://[^\s:/@?#'\"]*:)([^\s@/?#'\"]+)(@)")
@@ -85,8 +85,3 @@ def _auth(match: re.Match[str], mark: Marker) -> str:
     if re.fullmatch(r"[A-Z][A-Z_]+", value):  # Bearer YOUR_ACCESS_TOKEN
         return match.group(0)
     return f"{scheme} {mark('token')}"
-
-
-def contains_secret(text: str) -> bool:
-    """Whether :func:`redact` would change ``text``."""
-    return redact(text).count > 0

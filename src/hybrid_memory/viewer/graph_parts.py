@@ -20,7 +20,7 @@ VENDOR_ORDER = ("d3-dispatch", "d3-quadtree", "d3-timer", "d3-force")
 
 
 def _read(folder: str, name: str) -> str:
-    return resources.files("hybrid_memory.transfer").joinpath(folder, name).read_text(encoding="utf-8")
+    return resources.files("hybrid_memory.viewer").joinpath(folder, name).read_text(encoding="utf-8")
 
 
 @cache

@@ -1,4 +1,4 @@
-"""Write commands as values: a write's arguments, built once by the tool.
+"""Writes as values: a write's arguments (a draft), built once by the tool.
 
 A draft goes to the write as it is, or first to a dry run (``MemoryService.plan_*``),
 whose :class:`DryRun` carries the prepared work (validated, redacted, chunked,

@@ -3,7 +3,7 @@
 Notes are coloured by type, links by relation; each cluster (label propagation, as map_notes
 finds them) is laid out apart from the others in a tinted circle captioned with its top terms;
 the search box dims what does not match; a click shows the note, its links and the messages
-it was distilled from. The layout is d3-force's, inlined (:mod:`.picture_page`); a Content
+it was distilled from. The layout is d3-force's, inlined (:mod:`.graph_parts`); a Content
 Security Policy in the page lets nothing but its own script and style run and no request leave.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from hybrid_memory.models import Link, Note
 from hybrid_memory.service.knowledge.distill import SOURCE_TAG
 from hybrid_memory.service.knowledge.graphmap import adjacency, build_map, communities
-from hybrid_memory.transfer.picture_page import csp_hash, graph_style, licence_text, page_script, vendored
+from hybrid_memory.viewer.graph_parts import csp_hash, graph_style, licence_text, page_script, vendored
 
 MAX_SOURCE_CHARS = 400
 
