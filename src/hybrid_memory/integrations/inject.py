@@ -256,7 +256,7 @@ def _digest_lines(host: HostClient, session: dict[str, Any] | None, distinct: Di
     lines: list[str] = []
     for row in rows:
         label, _, body = row.partition(": ") if _DIGEST_LABEL.match(row) else ("", "", row)
-        parts = [p for p in _DIGEST_PARTS.split(body) if p.strip() and distinct.new(p)]
+        parts = [p for p in _DIGEST_PARTS.split(body) if p.strip() and not distinct.retold(p)]
         if not parts:
             continue
         dated = f"({date}) " if date and not lines else ""
