@@ -184,7 +184,7 @@ def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParse
         action="append",
         default=[],
         metavar="P",
-        help="a project to export (repeatable; default: the configured project)",
+        help="a project to export (repeatable; default: this directory's project, or HYBRID_MEMORY_PROJECT)",
     )
     export.add_argument("--all-projects", action="store_true", help="every project and user in the stores")
     export.add_argument("--with-embeddings", action="store_true", help="include each memory's dense vector")

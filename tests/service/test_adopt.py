@@ -51,3 +51,18 @@ async def test_a_move_cut_short_leaves_copies_in_both_and_the_next_run_finishes_
         NEW, ThreadDraft("s1", messages("Pool is 20.", "Noted.", "Deploy Thu."))
     )
     assert (remembered.stored, remembered.unchanged) == (0, 3)
+
+
+async def test_moving_a_thread_moves_its_messages_and_leaves_its_notes_whole(harness: Harness) -> None:
+    await harness.service.remember_thread(OLD, ThreadDraft("bob-1", messages("Bob's API speaks XML.")))
+    await harness.service.remember_thread(OLD, ThreadDraft("alice-1", messages("Alice's API speaks JSON.")))
+    note = await harness.service.create_note(
+        OLD, NoteDraft(content="XML everywhere.", type=NoteType.DECISION, thread_id="bob-1")
+    )
+
+    moved = await move_project(harness.service.stores, OLD, NEW.project, threads=["bob-1"])
+
+    assert (moved.memories, moved.notes) == (1, 0)
+    assert await _texts(harness, NEW) == ["Bob's API speaks XML."]
+    assert await _texts(harness, OLD) == ["Alice's API speaks JSON.", "XML everywhere."]
+    assert [n.id for n in await harness.graph.get_notes(OLD, [note.id])] == [note.id]

@@ -33,6 +33,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -208,9 +209,9 @@ class Host:
             running = getattr(self.server, "running", None)
             if running is not None:  # our server (not a bare SDK one): plugged sockets once the stores open
                 for name, handler in self.plugins.sockets.items():
-                    tg.start_soon(_serve_plugged_socket, self.data_dir / name, handler, running)
+                    tg.start_soon(_once_open, running, partial(handler, self.data_dir / name, running))
                 for task in self.plugins.on_open:
-                    tg.start_soon(_when_open, task, self.data_dir, running)
+                    tg.start_soon(_once_open, running, partial(_logged, task, self.data_dir))
             idle = None if idle_exit_s is None else _IdleExit(idle_exit_s, tg.cancel_scope)
 
             async def session(stream: anyio.abc.SocketStream) -> None:
@@ -240,23 +241,20 @@ class Host:
             await _serve_mcp(self._lowlevel, state, stream, buffered, first)
 
 
-async def _when_open(task: Callable[[Path], Awaitable[None]], data_dir: Path, running: Any) -> None:
+async def _once_open(running: Callable[[], Awaitable[Any]], plugged: Callable[[], Awaitable[None]]) -> None:
+    """Run ``plugged`` once the stores are open; not at all when they cannot open."""
     try:
         await running()
     except Exception:
         return  # the stores could not open: the server stops and says why, in one line of its own
+    await plugged()
+
+
+async def _logged(task: Callable[[Path], Awaitable[None]], data_dir: Path) -> None:
     try:
         await task(data_dir)
     except Exception:
         logger.exception("a start-up task of the host failed; the host goes on")
-
-
-async def _serve_plugged_socket(path: Path, handler: SocketHandler, running: Any) -> None:
-    try:
-        await running()
-    except Exception:
-        return  # the stores could not open: the server stops and says why, in one line of its own
-    await handler(path, running)
 
 
 async def _stop(stream: anyio.abc.SocketStream) -> None:

@@ -72,10 +72,12 @@ async def move_project(
     if threads is None:
         found = await _memories(stores, MemoryFilter(scope=old))
     else:
+        # A note's searchable copy stays with its note, which a thread's move leaves where it is.
+        kinds = [k for k in MemoryKind if k is not MemoryKind.NOTE]
         found = [
             m
             for t in dict.fromkeys(threads)
-            for m in await _memories(stores, MemoryFilter(scope=old, thread_id=t))
+            for m in await _memories(stores, MemoryFilter(scope=old, thread_id=t, kinds=kinds))
         ]
     ids = {m.id: _new_id(m, to) for m in found}
     tails = {ids[m.id]: context_tail(m.text) for m in found}
