@@ -183,3 +183,56 @@ def test_the_digest_has_its_four_lines() -> None:
         "Decided: Never log tokens.\n"
         "Open: Next step: wire the limiter into the admin API."
     )
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "From now on we deploy on Thursdays only.",
+        "Always run `make lint` before committing!",
+        "Do not push to main.",
+        "When you deploy, run the migrations first.",
+        "a partir de agora usamos pnpm",
+    ],
+)
+def test_a_statement_the_assistant_only_acknowledged_is_not_left_open(last: str) -> None:
+    # The reply ("Noted.") is filler and is not stored, so the user's statement is the last turn.
+    said = [
+        Said("1", "user", "Add a health endpoint to the API."),
+        Said("2", "assistant", "(edited src/api/health.py)"),
+        Said("3", "user", last),
+    ]
+    assert "Open:" not in digest(said, cues(said))
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Which port does the staging proxy listen on?",
+        "how do I rerun only the failed tests",
+        "can you check why the nightly job is slow",
+        "¿Dónde están los logs del worker?",
+        "qual o comando pra gerar o cliente",
+    ],
+)
+def test_a_last_question_with_no_reply_is_left_open(last: str) -> None:
+    said = [Said("1", "user", "Add a health endpoint to the API."), Said("2", "user", last)]
+    assert digest(said, cues(said)).splitlines()[-1] == f"Open: unanswered: {last}"
+
+
+def test_later_remaining_and_pending_in_ordinary_prose_leave_nothing_open() -> None:
+    said = [
+        Said("1", "user", "Move the nightly load to 04:00 UTC; the upstream export finishes later now."),
+        Said(
+            "2",
+            "assistant",
+            "The deploy job applies the pending migrations, then the remaining services restart.",
+        ),
+        Said("3", "assistant", "The firewall blocked port 8080, so the proxy listens on 8443."),
+    ]
+    assert "Open:" not in digest(said, cues(said))
+    said.append(Said("4", "assistant", "The retry logic is not done yet; I left it for later."))
+    assert (
+        digest(said, cues(said)).splitlines()[-1]
+        == "Open: The retry logic is not done yet; I left it for later."
+    )

@@ -32,11 +32,52 @@ Open: what was left unfinished or unanswered
 Use only what the session says; no preamble."""
 ASKED = 3
 _OPEN = re.compile(
-    r"\b(?:TODO|FIXME|left (?:for|to) (?:later|do)|next steps?|still (?:need|needs|to|failing|fails|broken)|"
-    r"not yet|follow-?up|remaining|pending|later|blocked)\b",
+    r"\b(?:TODO|FIXME)\b|(?i:\b(?:"
+    r"left (?:for|to) (?:later|do)|next steps?(?::| is| are)|"
+    r"still (?:need|needs|to do|failing|fails|broken|open|missing|pending)|"
+    r"not (?:done|finished|implemented|fixed|working) yet|"
+    r"not yet (?:done|finished|implemented|fixed|working|tested|wired|merged|deployed|handled)|"
+    r"(?:needs? a|as a) follow-?up|follow-?ups?:|"
+    r"remaining (?:work|items?|tasks?|issues?|failures?|steps?|todos?)|(?:items?|tasks?|work) remaining|"
+    r"(?:is|are|remains?|left) pending|pending:|"
+    r"(?:for|until) later|(?:do|fix|handle|revisit|address|finish|deal with|come back to|look at)"
+    r"(?: (?:it|this|that|them|those|the rest))? later|"
+    r"(?:am|are|is|'m|'re|'s|still) blocked (?:on|by|until)"
+    r")(?!\w))"
+)
+"""What a session left open, as its own words say it: precise phrases, not every "later" or "pending"
+of ordinary prose ("the export finishes later now", "it applies the pending migrations")."""
+_ASKING = frozenset(
+    # English, Portuguese, Spanish, German
+    """
+    how what which where when why who whom whose
+    como qual quais onde quando porque porquê quem
+    cómo qué cuál cuáles dónde cuándo quién
+    wie was welche welcher welches wo wann warum wer wieso weshalb
+    """.split()  # noqa: SIM905 - a word list reads best as text
+)
+_AUXILIARY = re.compile(
+    r"^(?:can|could|would|will|should|shall|may|do|does|did|is|are|was|were|have|has)"
+    r" (?:you|we|i|it|they|he|she|this|that|there|the)\b",
     re.IGNORECASE,
 )
 _LAST_TURNS = 12
+
+
+def asks(text: str) -> bool:
+    """True for a question: a sentence ending in a question mark, or one with no end mark that opens
+    as a question does ("how do I run it", "can you check", "qual o comando"). A sentence ending in
+    "." or "!" states or asks to do ("When you deploy, migrate first.", "Do not push to main.")."""
+    for sentence in sentences(text):
+        flat = sentence.strip().lstrip("¿¡\"'(")
+        if flat.endswith("?"):
+            return True
+        if flat.endswith((".", "!", ":")):
+            continue
+        first = flat.split(maxsplit=1)
+        if (first and first[0].lower().rstrip(",") in _ASKING) or _AUXILIARY.match(flat):
+            return True
+    return False
 
 
 def _asked(prompts: Sequence[str]) -> list[str]:
@@ -83,8 +124,11 @@ def _open(said: Sequence[Said], failing: str | None) -> list[str]:
         for sentence in sentences(" ".join(ln for ln in turn.text.splitlines() if not ln.startswith("("))):
             if _OPEN.search(sentence) and len(items) < 3:
                 items.append(cut(sentence, 140))
-    if said and said[-1].role == "user" and not said[-1].text.startswith("("):
-        items.append(f"unanswered: {cut(said[-1].text, 120)}")
+    last = said[-1] if said else None
+    # A last message with no reply after it is open only when it asks: a statement or an
+    # instruction the assistant acknowledged ("Noted.", "Done." are not stored) is not.
+    if last is not None and last.role == "user" and not last.text.startswith("(") and asks(last.text):
+        items.append(f"unanswered: {cut(last.text, 120)}")
     return list(dict.fromkeys(items))
 
 
