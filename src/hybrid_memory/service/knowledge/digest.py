@@ -80,7 +80,12 @@ def asks(text: str) -> bool:
     return False
 
 
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+"""A pasted log or code block: the request around it is what was asked."""
+
+
 def _asked(prompts: Sequence[str]) -> list[str]:
+    prompts = [" ".join(_FENCED.sub(" […] ", p).split()) for p in prompts]
     weighty = [p for p in prompts if len(content_words(p)) >= 3]
     if not weighty:
         return []
@@ -97,7 +102,7 @@ def _asked(prompts: Sequence[str]) -> list[str]:
 
 def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
     """Files edited, commands with their last outcome, and a test command still failing at the end."""
-    edited: dict[str, None] = {}
+    edited: dict[str, int] = {}
     ran: dict[str, str] = {}
     failing: str | None = None
     for turn in said:
@@ -105,8 +110,10 @@ def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
             found = ACTIVITY.match(line.strip())
             if found is None:
                 continue
-            if found.group("verb") == "edited":
-                edited[found.group("path")] = None
+            if found.group("verb") in ("edited", "not edited"):
+                # An edit refused or interrupted ("not edited") takes back the one its call announced.
+                path = found.group("path")
+                edited[path] = edited.get(path, 0) + (1 if found.group("verb") == "edited" else -1)
             elif found.group("tests"):
                 name = command_name(found.group("test")) or found.group("test")
                 ran[name] = found.group("tests")
@@ -115,7 +122,7 @@ def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
                 ran[command_name(found.group("command"))] = (
                     "failed" if found.group("outcome") == "failed" else "ok"
                 )
-    return list(edited), [f"{c} ({o})" for c, o in ran.items() if c], failing
+    return [p for p, n in edited.items() if n > 0], [f"{c} ({o})" for c, o in ran.items() if c], failing
 
 
 def _open(said: Sequence[Said], failing: str | None) -> list[str]:
