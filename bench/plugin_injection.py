@@ -41,7 +41,7 @@ from tests.e2e.claude_code import stop_hosts  # noqa: E402
 
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo  # noqa: E402
 from hybrid_memory.host.client import connect  # noqa: E402
-from hybrid_memory.integrations.config import HookConfig, estimate_tokens  # noqa: E402
+from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of  # noqa: E402
 from hybrid_memory.integrations.hooks import run  # noqa: E402
 from hybrid_memory.integrations.inject import prompt_candidates, render_prompt_context, strong_matches  # noqa: E402
 from hybrid_memory.models import Scope  # noqa: E402
@@ -62,7 +62,8 @@ def _hook(event: str, payload: dict[str, Any]) -> str:
 def _capture(conv: Conversation, project_dir: Path, transcripts: Path) -> dict[str, str]:
     """Every session of ``conv`` captured by the Stop hook; returns memory id -> dia_id."""
     ids: dict[str, str] = {}
-    scope = Scope(project=project_dir.name, user="default")
+    # The project as the hooks name it (its repository, else its directory): memory ids derive from it.
+    scope = Scope(project=project_of(HookConfig.from_env(), project_dir), user="default")
     for session in conv.sessions:
         session_id = f"{conv.id}-s{session.number}"
         path = transcripts / f"{session_id}.jsonl"

@@ -1,7 +1,7 @@
 """Multi-session coding stories for ``bench/session_start.py``, each with its key.
 
 Each story is a few sessions of one project: rules and decisions stated once (some
-restated), one that a later session replaces, filler replies, a question asked again,
+restated), one replaced further on, filler replies, a question asked again,
 tool use. Its key lists what a new session must know (each fact: words that must all
 appear in one line of SessionStart) and what is no longer current (a line naming the old
 value must name the new one too).

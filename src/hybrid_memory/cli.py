@@ -313,7 +313,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> None:
     else:
         from hybrid_memory.host.stdio import serve_stdio
 
-        anyio.run(lambda: serve_stdio(host, detached_host=args.detached_host))
+        anyio.run(lambda: serve_stdio(host, detached_host=args.detached_host, project=settings.project))
     _exit_without_teardown()
 
 

@@ -21,6 +21,10 @@ from typing import NamedTuple
 from urllib.parse import quote, unquote, urlparse
 
 MAX_PROJECT_CHARS = 1024
+PROJECT_META = "hybrid-memory/project"
+"""The ``_meta`` key by which a server that joined the host passes, on each request it relays, its own
+configured project (``HYBRID_MEMORY_PROJECT``), or null when its client's roots decide: a joined
+session is scoped as the server its client started, never as the host that happens to hold the store."""
 """The longest project name kept: room for a deep directory's path."""
 
 _DRIVE = re.compile(r"^/?([A-Za-z]:)[\\/]")

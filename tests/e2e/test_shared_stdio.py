@@ -7,10 +7,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
+from tests.e2e.cli_runs import hybrid_memory
 from tests.e2e.many_clients import lost_writes, run_clients, stdio_params
-from tests.e2e.servers import INITIALIZE
+from tests.e2e.servers import INITIALIZE, serve_command, server_env
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -81,3 +82,30 @@ async def test_a_stdio_client_that_closes_stdin_at_once_still_gets_its_answers(t
     answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
     assert set(answers) == {1, 2}
     assert answers[2]["result"]["structuredContent"]["stored"] == 1
+
+
+async def test_a_server_that_joins_keeps_its_own_project(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    garden = StdioServerParameters(
+        command=serve_command()[0],
+        args=serve_command()[1:],
+        env=server_env(data_dir, HYBRID_MEMORY_PROJECT="garden"),
+    )
+    message = {"role": "user", "id": "m1", "content": "The roses in the garden are pruned in February."}
+    query = "when are the roses pruned?"
+    with anyio.fail_after(180):
+        async with Client(stdio_params(data_dir)) as owner:  # project e2e: it hosts the store
+            await call(owner, "memory_stats")
+            async with Client(garden) as joined:
+                await call(joined, "remember_thread", thread_id="roses", messages=[message])
+                mine = await call(joined, "recall_memory", query=query)
+            theirs = await call(owner, "recall_memory", query=query)
+    in_garden = await anyio.to_thread.run_sync(
+        lambda: hybrid_memory(data_dir, "stats", "--project", "garden")
+    )
+    in_e2e = await anyio.to_thread.run_sync(lambda: hybrid_memory(data_dir, "stats", "--project", "e2e"))
+
+    assert [r["text"] for r in mine["results"]] == [message["content"]]
+    assert theirs["results"] == []
+    assert json.loads(in_garden.stdout)["items"] == 1
+    assert json.loads(in_e2e.stdout)["items"] == 0

@@ -234,3 +234,24 @@ async def test_notes_drawn_from_a_private_thread_are_private(tmp_path: Path) -> 
     copies = await service.stores.vectors.get(SCOPE, [n.id for n in notes])
     assert len(copies) == len(notes)
     assert all(m.private for m in copies)
+
+
+async def test_a_raised_version_supersedes_the_rule_naming_the_old_one_and_not_a_number_that_contains_it(
+    tmp_path: Path,
+) -> None:
+    service = await _service(tmp_path)
+    await _say(
+        service,
+        "s1",
+        (
+            "user",
+            "This package's minimum is Node 18, so don't use fetch streams. "
+            "Our minimum image is Node 180-alpine.",
+        ),
+    )
+    await _say(service, "s2", ("user", "We're raising the minimum from Node 18 to Node 20."))
+    live = _captured(await _notes(service))
+    assert set(live) == {
+        "Our minimum image is Node 180-alpine.",
+        "We're raising the minimum from Node 18 to Node 20.",
+    }

@@ -88,6 +88,9 @@ def test_a_stated_rule_decision_preference_or_fact_is_a_note(said: str, kind: st
         "Ok, let's go with your plan.",
         "We use it for everything.",
         "This service is a mess.",
+        "Our build is slow today.",
+        "I tried it once, never again.",
+        "Setup: run the script.",
     ],
 )
 def test_questions_hypotheticals_hedges_one_offs_quotes_and_code_are_no_notes(said: str) -> None:
@@ -127,6 +130,8 @@ def test_cues_in_portuguese_spanish_french_and_german_and_nothing_breaks_on_othe
 def test_a_change_names_the_value_it_replaces() -> None:
     [change] = cues([Said("m1", "user", "We moved billing from Postgres 16 to CockroachDB.")])
     assert (change.kind, change.replaces) == ("decision", "Postgres 16")
+    [bump] = cues([Said("m1", "user", "We're bumping the Node version from 18 to 20.")])
+    assert bump.replaces == "18"
     [pt] = cues([Said("m1", "user", "Migramos o faturamento de Postgres 16 para CockroachDB.")])
     assert pt.replaces == "Postgres 16"
 

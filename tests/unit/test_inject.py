@@ -143,7 +143,9 @@ def test_the_digest_leaves_out_what_the_notes_above_it_say() -> None:
     class Host:
         def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
             text = (
-                "Asked: We switch to Zustand. | Add the settings screen\n"
+                "Asked: We switch to Zustand. | Add the settings screen | "
+                "Remember: always use pnpm, never npm.\n"
+                "Open: unanswered: Remember: always use pnpm, never npm.\n"
                 "Changed: edited app/store.ts; ran pnpm test (ok)\n"
                 "Decided: We switch to Zustand.; Always use pnpm, never npm."
             )

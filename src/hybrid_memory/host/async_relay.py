@@ -36,10 +36,11 @@ class AsyncRelay:
         self,
         client_in: ReadStream[SessionMessage | Exception],
         client_out: WriteStream[SessionMessage],
+        project: str | None = None,
     ) -> None:
         self._client_in = client_in
         self._client_out = client_out
-        self._state = RelayState()
+        self._state = RelayState(project)
         self._answered = anyio.Event()
         """Set once the client has left and every request it sent is answered."""
 

@@ -18,6 +18,7 @@ import json
 from typing import Any, NamedTuple
 
 from hybrid_memory.host.wire import REPLAY_ID_PREFIX, line
+from hybrid_memory.projects import PROJECT_META
 
 
 class ToClient(NamedTuple):
@@ -30,7 +31,9 @@ class ToClient(NamedTuple):
 class RelayState:
     """The handshake and the requests in flight of one client; not thread-safe (the caller locks)."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: str | None = None) -> None:
+        """``project``: the relaying server's configured project; None when its client's roots decide."""
+        self._project = project
         self._handshake: list[dict[str, Any]] = []
         self._pending: dict[Any, bytes] = {}
         """Client requests sent to a host and not answered yet, in the order sent."""
@@ -55,6 +58,15 @@ class RelayState:
             return None
         framed = data.rstrip(b"\r\n") + b"\n"
         method = message.get("method") if isinstance(message, dict) else None
+        if method is not None and "id" in message:
+            # Every request says which project this server is configured with (None: its client's
+            # roots decide), so the host scopes it as this server would have, whoever hosts.
+            given = message.get("params")
+            params = given if isinstance(given, dict) else {}
+            given_meta = params.get("_meta")
+            meta = given_meta if isinstance(given_meta, dict) else {}
+            message = {**message, "params": {**params, "_meta": {**meta, PROJECT_META: self._project}}}
+            framed = line(message)
         if method is not None:
             if "id" in message:
                 self._pending[message["id"]] = framed

@@ -87,12 +87,13 @@ class StdinLines:
                 yield line
 
 
-async def serve_stdio(host: Host, *, detached_host: bool = False) -> None:
+async def serve_stdio(host: Host, *, detached_host: bool = False, project: str | None = None) -> None:
     """Serve this process's stdio client through the data dir's host, hosting when there is none.
 
     With ``detached_host`` it starts a headless host instead of hosting in-process, so the
     store stays open after this client leaves (what the Claude Code plugin wants: the next
-    session and its hooks find it warm).
+    session and its hooks find it warm). ``project``, this server's configured project, scopes
+    its client's session on whichever process hosts (None: the client's roots decide).
     """
     quiet_cancelled_socket_waits()
     data_dir = host.data_dir
@@ -102,10 +103,10 @@ async def serve_stdio(host: Host, *, detached_host: bool = False) -> None:
             "set HYBRID_MEMORY_DATA_DIR to a shorter path."
         )
     with claimed_stdin() as wire:
-        await _relay_stdio(host, StdinLines(wire), detached_host=detached_host)
+        await _relay_stdio(host, StdinLines(wire), detached_host=detached_host, project=project)
 
 
-async def _relay_stdio(host: Host, stdin: StdinLines, *, detached_host: bool) -> None:
+async def _relay_stdio(host: Host, stdin: StdinLines, *, detached_host: bool, project: str | None) -> None:
     # The SDK reads its stdin only with ``async for``, which StdinLines provides.
     async with (
         stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (client_in, client_out),
@@ -117,7 +118,7 @@ async def _relay_stdio(host: Host, stdin: StdinLines, *, detached_host: bool) ->
 
         tg.start_soon(_stop_on_sigterm, stdin)
         try:
-            await AsyncRelay(client_in, client_out).run(connect)
+            await AsyncRelay(client_in, client_out, project).run(connect)
         finally:
             tg.cancel_scope.cancel()
             # The SDK's stdio transport ends only once its write stream is closed: without this

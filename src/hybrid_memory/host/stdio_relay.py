@@ -33,7 +33,8 @@ class ThreadedRelay:
         self._in = client_in
         self._out = client_out
         self._lock = threading.Condition()
-        self._state = RelayState()
+        # The project this server is configured with, read as the settings read it (no settings here).
+        self._state = RelayState(os.environ.get("HYBRID_MEMORY_PROJECT", "").strip() or None)
         self._sock = open_socket(data_dir, JOIN_TIMEOUT_S)
 
     def run(self) -> None:

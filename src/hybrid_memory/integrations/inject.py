@@ -104,9 +104,9 @@ def prompt_parts(prompt: str) -> list[str]:
 def prompt_candidates(
     config: HookConfig, host: HostClient, prompt: str, session_id: str
 ) -> list[dict[str, Any]]:
-    """Recall for ``prompt``: first the notes stating a decision, rule, preference or fact that match
-    one of its questions at least ``min_note_match``, then the memories matching the whole prompt at
-    least ``min_match``; never this session's own turns (the model has them)."""
+    """Recall for ``prompt``: the memories matching the whole prompt at least ``min_match``, then the
+    notes stating a decision, rule, preference or fact that match one of its questions at least
+    ``min_note_match``; never this session's own turns (the model has them)."""
     worth_asking = len(prompt.split()) >= _MIN_PROMPT_WORDS and not prompt.lstrip().startswith("/")
     if config.prompt_tokens <= 0 or not worth_asking:
         return []
@@ -130,11 +130,15 @@ def prompt_candidates(
             if float(hit.get("match", 0.0)) > float(found.get(hit["id"], {}).get("match", -1.0)):
                 found[hit["id"]] = hit
 
+    keep(prompt[:2000], 8, config.min_match)
     if config.min_note_match < config.min_match:
         for part in prompt_parts(prompt):
             keep(part, _NOTES_PER_QUESTION, config.min_note_match, ["note"])
-    keep(prompt[:2000], 8, config.min_match)
     return list(found.values())
+
+
+def _telling(hit: dict[str, Any]) -> int:
+    return 0 if hit.get("kind") not in ("summary", "note") else 1 if _stated(hit) else 2
 
 
 def _stated(hit: dict[str, Any]) -> bool:
@@ -203,7 +207,10 @@ def worth_showing(hits: list[dict[str, Any]], prompt: str) -> list[dict[str, Any
     distinct = Distinct(prompt)
     asked = normalized(prompt)
     shown = []
-    for hit in hits:
+    # The turns themselves first: a digest or a note is a second telling, an entity ("File x") a name.
+    for hit in sorted(hits, key=_telling):
+        if hit.get("kind") == "note" and not _stated(hit) and hit.get("note_type") == "concept":
+            continue
         text = str(hit.get("text", ""))
         flat = normalized(text)
         if is_filler(text) or (asked and len(flat.replace(asked, " ").split()) < _LABEL_WORDS):
@@ -249,7 +256,7 @@ def _digest_lines(host: HostClient, session: dict[str, Any] | None, distinct: Di
     lines: list[str] = []
     for row in rows:
         label, _, body = row.partition(": ") if _DIGEST_LABEL.match(row) else ("", "", row)
-        parts = [p for p in _DIGEST_PARTS.split(body) if p.strip() and distinct.new(p)]
+        parts = [p for p in _DIGEST_PARTS.split(body) if p.strip() and not distinct.retold(p)]
         if not parts:
             continue
         dated = f"({date}) " if date and not lines else ""

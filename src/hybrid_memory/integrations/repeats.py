@@ -98,6 +98,10 @@ def asks(text: str) -> bool:
     return "?" in text or (bool(words) and words[0] in _ASKING)
 
 
+_RETOLD_MIN_WORDS = 4
+"""A shorter text ("make test") is too common to call a longer one that holds it a retelling."""
+
+
 class Distinct:
     """Remembers the texts seen so far; :meth:`new` is True once per normalized text."""
 
@@ -110,3 +114,11 @@ class Distinct:
             return False
         self._seen.add(key)
         return True
+
+    def retold(self, text: str) -> bool:
+        """True when ``text`` holds a text seen so far whole, under a label or two ("Remember: …",
+        "unanswered: …"); else it is remembered as seen and False."""
+        key = normalized(text)
+        if any(len(seen.split()) >= _RETOLD_MIN_WORDS and f" {seen} " in f" {key} " for seen in self._seen):
+            return True
+        return not self.new(text)

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
-from hybrid_memory.projects import legacy_project_name, project_name
+from hybrid_memory.projects import PROJECT_META, legacy_project_name, project_name
 from hybrid_memory.tools._guard import bounded_error
 from hybrid_memory.tools.budget import MAX_TOKENS, MIN_TOKENS
 from hybrid_memory.tools.context import AppCtx, app
@@ -28,9 +28,26 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _relayed(ctx: AppCtx) -> tuple[bool, str | None]:
+    """Whether a server that joined this host relays the session, and the project it is configured with.
+
+    A joined server's client is scoped as that server would scope it, not as the host is configured.
+    """
+    meta: dict[str, Any] = dict(ctx.request_context.meta or {})
+    if PROJECT_META not in meta:
+        return False, None
+    named = meta[PROJECT_META]
+    return True, named.strip() if isinstance(named, str) and named.strip() else None
+
+
+def _from_roots(ctx: AppCtx) -> bool:
+    relayed, named = _relayed(ctx)
+    return named is None if relayed else app(ctx).project_from_roots
+
+
 async def _ask_roots(ctx: AppCtx) -> ListRoots | None:
     """Ask the client for its roots only when they decide the project and it can answer."""
-    if not app(ctx).project_from_roots:
+    if not _from_roots(ctx):
         return None
     capabilities = ctx.client_capabilities
     return ListRoots() if capabilities is not None and capabilities.roots is not None else None
@@ -61,9 +78,12 @@ async def _session_scope(ctx: AppCtx, roots: Annotated[ListRootsResult | None, R
     The first call for a project moves what its old name (the root's folder name) still holds.
     """
     configured = app(ctx).scope
-    project = project_from_roots(roots) if app(ctx).project_from_roots else None
+    relayed, named = _relayed(ctx)
+    if named is not None:
+        return configured.model_copy(update={"project": named})
+    project = project_from_roots(roots) if _from_roots(ctx) else None
     if project is None:
-        return configured
+        return configured.model_copy(update={"project": "default"}) if relayed else configured
     scope = configured.model_copy(update={"project": project})
     root = roots.roots[0] if roots is not None and roots.roots else None
     if root is not None:

@@ -37,7 +37,8 @@ async def get_memory_context(
     thread_id: Annotated[str | None, Field(description="its latest messages are included")] = None,
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] = 1500,
 ) -> MemoryContext:
-    """Core memory, the thread's latest messages and what query recalls: a prompt-ready block."""
+    """Core memory, the project's current decisions and facts, the thread's latest messages and what
+    query recalls: a prompt-ready block."""
     return await app(ctx).service.memory_context(scope, query, thread_id=thread_id, max_tokens=max_tokens)
 
 

@@ -115,7 +115,7 @@ _RULE = re.compile(
 )
 _CHANGE = re.compile(
     r"^we(?:'ve| have|'re| are)? (?:now )?(?:moved|moving|switched|switching|migrated|migrating|changed|"
-    r"replaced|upgraded|upgrading)\b"
+    r"replaced|upgraded|upgrading|raised|raising|bumped|bumping|lowered|lowering)\b"
     r"|^(?:nós )?(?:migramos|mudamos|trocamos)\b|^(?:nosotros )?(?:migramos|cambiamos)\b"
     r"|^(?:on a|nous avons) (?:migré|changé|remplacé)\b|^on (?:passe|est passé)\b"
     r"|^wir (?:sind|haben|migrieren|wechseln)\b.*\b(?:umgestiegen|migriert|gewechselt|wechseln|migrieren)\b",
@@ -166,9 +166,24 @@ _FACT = re.compile(
     r"|^(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|application|service|api|codebase|"
     r"backend|frontend|stack|team|company|product|database|db|ci|cluster|monorepo|website|site) "
     r"(?:uses|runs on|targets|depends on|is written in|is built (?:with|on)|is deployed (?:to|on)|"
-    r"lives in|is hosted (?:on|at|by)|talks to|supports|requires)",
+    r"lives in|is hosted (?:on|at|by)|talks to|supports|requires)"
+    r"|^we (?:only )?(?:support|require|target)\b",
     re.IGNORECASE,
 )
+_NAMED_FACT = re.compile(
+    r"^(?:[Oo]ur|[Tt]his (?:project|repo|crate|package|app)'s) [\w-]+(?: [\w-]+)? (?:is|are|uses|runs on) "
+    r"(?:Rust |Python |Node |Go |Java )?(?=[A-Z0-9`]|\S+/)"
+    r"|^(?:[Tt]he|[Oo]ur) [\w-]+(?: [\w-]+)? lives? in \S+/"
+)
+"""A thing of the project named by a proper value: "our warehouse is Snowflake", "MSRV is Rust 1.74"."""
+_LABEL = re.compile(r"^(?P<label>[\w' -]{2,40}):\s+(?P<rest>\S.*)$")
+"""A sentence opened by a label ("Ground rules: always use pnpm"): its cue is read after the label."""
+_CLAUSE_RULE = re.compile(
+    rf"[,;]\s+(?:so |and |but |then )?(?:never|always|don't|do not)\s+"
+    rf"(?!(?:{_ONE_OFF_VERBS}|has|have|had|was|were|is|are|did|does|works?|worked)\b)\w+",
+    re.IGNORECASE,
+)
+"""A rule in a later clause: "published from CI, never from a laptop", "…; never schedule anything then"."""
 _CHANGE_FROM = (
     re.compile(r"\bfrom (?P<old>[^,;]+?) (?:to|onto|over to)\b", re.IGNORECASE),
     re.compile(r"\breplaced? (?P<old>[^,;]+?) (?:with|by)\b", re.IGNORECASE),
@@ -205,18 +220,28 @@ def _strip_filler(sentence: str) -> str:
     return sentence
 
 
-def _kind(sentence: str) -> str | None:
-    if _NOT_STATED.search(sentence):
-        return None
+def _opening_kind(sentence: str) -> str | None:
     if _CHANGE.search(sentence) or _DECISION.search(sentence):
         return "decision"
     if _PREFERENCE.search(sentence):
         return "preference"
     if _RULE.search(sentence):
         return "rule"
-    if _FACT.search(sentence):
+    if _FACT.search(sentence) or _NAMED_FACT.search(sentence):
         return "fact"
     return None
+
+
+def _kind(sentence: str) -> str | None:
+    if _NOT_STATED.search(sentence):
+        return None
+    kind = _opening_kind(sentence)
+    labelled = _LABEL.match(sentence)
+    if kind is None and labelled is not None and len(labelled.group("label").split()) <= 6:
+        kind = _opening_kind(_strip_filler(labelled.group("rest")))
+    if kind in (None, "fact") and _CLAUSE_RULE.search(sentence):
+        return "rule"
+    return kind
 
 
 def _replaced(sentence: str) -> str | None:

@@ -19,6 +19,7 @@ Writing what is already there changes nothing: a turn already cited adds no tag,
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -117,7 +118,8 @@ class Harvester:
         note_ids: dict[str, str] = {}
         for cue in done.cues:
             note_id = await self._note(scope, writer, thread_id, cue, done)
-            if note_id is not None:
+            # Only a note made or stated again now gains links: reading old turns again adds none.
+            if note_id is not None and note_id in {*done.created, *done.reinforced}:
                 note_ids[cue.content] = note_id
                 await self._link(scope, writer, note_id, session, Relation.PART_OF, done)
         by_key: dict[str, tuple[Entity, list[str]]] = {}
@@ -233,13 +235,13 @@ class Harvester:
     ) -> list[Note]:
         """The live notes the new one changes: those naming the value it replaces, or an older value of it."""
         if cue.replaces:
-            old_value = cue.replaces.lower()
+            old_value = re.compile(rf"(?<!\w){re.escape(cue.replaces)}(?!\w)", re.IGNORECASE)
             topic = set(content_words(cue.content)) - set(words(cue.replaces)) - _CHANGE_VERBS
             return [
                 n
                 for n, _ in await self._near(scope, plan.dense, None, NEIGHBOURS * 4)
                 if n.type in (NoteType.DECISION, NoteType.FACT, NoteType.PREFERENCE)
-                and old_value in n.content.lower()
+                and old_value.search(n.content)
                 and (not topic or topic & set(content_words(n.content)))
             ]
         for old, similarity in similar:

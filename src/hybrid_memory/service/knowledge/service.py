@@ -69,11 +69,11 @@ class Knowledge:
         return messages
 
     async def summarize_thread(
-        self, scope: Scope, thread_id: str, *, text: str | None = None
+        self, scope: Scope, thread_id: str, *, text: str | None = None, messages: Sequence[Memory] = ()
     ) -> ThreadSummaryResult:
         """Write or rewrite the thread's summary memory (``text``, else extracted); unchanged, nothing."""
         thread_id = _validate.identifier(thread_id, "thread_id")
-        messages = await self._thread(scope, thread_id)
+        messages = messages or await self._thread(scope, thread_id)
         text = text or thread_summary.extract(messages, thread_id)
         memory_id = thread_summary.summary_id(scope, thread_id)
         old = await self._stores.vectors.get(scope, [memory_id])
@@ -113,7 +113,7 @@ class Knowledge:
         said = [Said(m.id, m.role or "", m.text) for m in session]
         text = await self._model_digest(session) or digest.digest(said, cues(said))
         if text:
-            await self.summarize_thread(scope, remembered.thread_id, text=text)
+            await self.summarize_thread(scope, remembered.thread_id, text=text, messages=session)
         return done
 
     async def _model_digest(self, session: Sequence[Memory]) -> str | None:
