@@ -96,12 +96,16 @@ def _turns(i: int, session: str, cwd: Path) -> list[tuple[str, object]]:
     """Turn ``i`` of a coding session: a question and its answer; every few turns a rule, a decision,
     files read and edited and a command run, so capture has notes and entities to draw."""
     topic = TOPICS[i % len(TOPICS)]
-    ask = f"Turn {i}: what did we decide about {topic}? We said option {i % 7} for {topic}."
+    # Each session says its own words: capture stores no text the project already holds under another id.
+    ask = f"Turn {i} of {session}: what did we decide about {topic}? We said option {i % 7} for {topic}."
     if i % 5 == 0:
         ask += f" We use Redis {i % 3 + 5} for the {topic} cache. Never deploy {topic} on Fridays."
     turns: list[tuple[str, object]] = [
         ("user", ask),
-        ("assistant", f"For {topic} we chose option {i % 7} in turn {i}, because it was simpler."),
+        (
+            "assistant",
+            f"For {topic} we chose option {i % 7} in turn {i} of {session}, because it was simpler.",
+        ),
     ]
     if i % 3 == 0:
         path = str(cwd / _source(topic))

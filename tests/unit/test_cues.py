@@ -183,3 +183,91 @@ def test_the_digest_has_its_four_lines() -> None:
         "Decided: Never log tokens.\n"
         "Open: Next step: wire the limiter into the admin API."
     )
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "From now on we deploy on Thursdays only.",
+        "Always run `make lint` before committing!",
+        "Do not push to main.",
+        "When you deploy, run the migrations first.",
+        "a partir de agora usamos pnpm",
+    ],
+)
+def test_a_statement_the_assistant_only_acknowledged_is_not_left_open(last: str) -> None:
+    # The reply ("Noted.") is filler and is not stored, so the user's statement is the last turn.
+    said = [
+        Said("1", "user", "Add a health endpoint to the API."),
+        Said("2", "assistant", "(edited src/api/health.py)"),
+        Said("3", "user", last),
+    ]
+    assert "Open:" not in digest(said, cues(said))
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Which port does the staging proxy listen on?",
+        "how do I rerun only the failed tests",
+        "can you check why the nightly job is slow",
+        "¿Dónde están los logs del worker?",
+        "qual o comando pra gerar o cliente",
+    ],
+)
+def test_a_last_question_with_no_reply_is_left_open(last: str) -> None:
+    said = [Said("1", "user", "Add a health endpoint to the API."), Said("2", "user", last)]
+    assert digest(said, cues(said)).splitlines()[-1] == f"Open: unanswered: {last}"
+
+
+def test_later_remaining_and_pending_in_ordinary_prose_leave_nothing_open() -> None:
+    said = [
+        Said("1", "user", "Move the nightly load to 04:00 UTC; the upstream export finishes later now."),
+        Said(
+            "2",
+            "assistant",
+            "The deploy job applies the pending migrations, then the remaining services restart.",
+        ),
+        Said("3", "assistant", "The firewall blocked port 8080, so the proxy listens on 8443."),
+    ]
+    assert "Open:" not in digest(said, cues(said))
+    said.append(Said("4", "assistant", "The retry logic is not done yet; I left it for later."))
+    assert (
+        digest(said, cues(said)).splitlines()[-1]
+        == "Open: The retry logic is not done yet; I left it for later."
+    )
+
+
+def test_german_and_iberian_rules_and_named_facts_are_notes_and_small_talk_is_not() -> None:
+    assert _found(
+        "Wir deployen nur über GitHub Actions, nie manuell mit kubectl. Die Datenbank ist MariaDB 10.11."
+    ) == [
+        ("rule", "Wir deployen nur über GitHub Actions, nie manuell mit kubectl."),
+        ("fact", "Die Datenbank ist MariaDB 10.11."),
+    ]
+    assert _found("El frontend está hecho con Next.js 14.") == [
+        ("fact", "El frontend está hecho con Next.js 14.")
+    ]
+    assert _found("Wir sehen uns nur kurz. Die Datenbank ist langsam. Der Worker ist fertig.") == []
+
+
+def test_a_runner_s_command_is_named_by_what_it_runs_and_an_absolute_path_stays_whole() -> None:
+    assert [command_name(c) for c in ("uv run pytest -q tests/test_worker.py", "poetry run mypy src")] == [
+        "uv run pytest",
+        "poetry run mypy",
+    ]
+    traceback = '  File "/app/lager/worker.py", line 88, in run; see ./lager/worker.py'
+    assert [e.name for e in mentioned(traceback, said_by_user=True)] == [
+        "/app/lager/worker.py",
+        "lager/worker.py",
+    ]
+
+
+def test_an_edit_refused_or_interrupted_is_not_in_the_digest_s_changes() -> None:
+    said = [
+        Said("1", "user", "Make the loader read only the needed columns."),
+        Said("2", "assistant", "(edited ingest/schema.py)\n(edited ingest/loader.py)"),
+        Said("3", "assistant", "(not edited ingest/loader.py)"),
+        Said("4", "user", "keep the loader as is, we move the heavy reads to DuckDB."),
+    ]
+    assert digest(said, cues(said)).splitlines()[1] == "Changed: edited ingest/schema.py"

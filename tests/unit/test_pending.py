@@ -92,3 +92,26 @@ def test_a_capture_never_tried_is_its_own_process_s_until_that_is_lost(tmp_path:
     path.write_text(json.dumps({**entry, "since": entry["since"] - pending.LOST_AFTER_S}))
     assert pending.retry(config) == 1  # that process is gone: the hook takes it over
     assert pending.waiting(config) == []
+
+
+def test_an_error_that_quotes_a_secret_is_kept_and_told_redacted(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    pending.keep(config, "s1", tmp_path / "s1.jsonl", tmp_path)
+    password, token = "Zq8vK2mP9xL4", "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    error = RuntimeError(f"could not reach postgres://app:{password}@db.internal:5432/billing with {token}")
+    pending.failed(config, "s1", pending.describe(error))
+    text = (config.state_dir / "pending" / "s1.json").read_text()
+    notice = pending.notice(config.data_dir) or ""
+    for told in (text, notice):
+        assert password not in told
+        assert token not in told
+    assert notice.endswith(
+        "last error: could not reach postgres://app:[REDACTED:password]@db.internal:5432/billing "
+        "with [REDACTED:github_token]"
+    )
+    # A file written before errors were redacted is told redacted all the same.
+    entry = json.loads(text)
+    (config.state_dir / "pending" / "s1.json").write_text(
+        json.dumps({**entry, "last_error": f"token {token}"})
+    )
+    assert token not in (pending.notice(config.data_dir) or "")

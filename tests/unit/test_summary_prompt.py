@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hybrid_memory.service.lifecycle import SummaryRequest
+from hybrid_memory.service.limits import SummaryRequest
 from hybrid_memory.service.summary import MAX_LINE_CHARS, MAX_PROMPT_CHARS, precomputed, prompt
 
 

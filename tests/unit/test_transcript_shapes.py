@@ -356,3 +356,25 @@ def test_the_users_words_beside_tool_results_stay_the_users() -> None:
         ("assistant", "(tests passed: pytest -q)"),
     ]
     assert reading.messages[-2].id == "u-2"
+
+
+def test_an_edit_the_user_interrupted_is_read_as_not_done() -> None:
+    def entry(uuid: str, kind: str, content: object) -> bytes:
+        message = {"role": kind, "content": content, **({"id": "msg_1"} if kind == "assistant" else {})}
+        return json.dumps({"type": kind, "uuid": uuid, "cwd": "/w/ingest", "message": message}).encode()
+
+    edit = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "Edit",
+        "input": {"file_path": "/w/ingest/ingest/loader.py"},
+    }
+    refused = {"type": "tool_result", "tool_use_id": "t1", "is_error": True}
+    lines = [
+        entry("a1", "assistant", [edit]),
+        entry("r1", "user", [{**refused, "content": "[Request interrupted by user for tool use]"}]),
+    ]
+    assert [m.text for m in parse_lines(lines).messages] == [
+        "(edited ingest/loader.py)",
+        "(not edited ingest/loader.py)",
+    ]

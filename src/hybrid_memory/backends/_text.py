@@ -52,20 +52,27 @@ def parse_time_opt(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
+def _scope_and_times(item: Note | Link) -> dict[str, Any]:
+    """What a note and a link both keep: their scope, when made, and when valid (times as text)."""
+    return {
+        "project": item.project,
+        "user": item.user,
+        "created": fmt_time(item.created),
+        "valid_from": fmt_time_opt(item.valid_from),
+        "valid_to": fmt_time_opt(item.valid_to),
+    }
+
+
 def note_fields(note: Note) -> dict[str, Any]:
     """A note as the flat fields both graph stores keep (times as text; tags left to the store)."""
     return {
+        **_scope_and_times(note),
         "id": note.id,
-        "project": note.project,
-        "user": note.user,
         "content": note.content,
         "type": note.type.value,
         "importance": note.importance,
         "thread_id": note.thread_id,
-        "created": fmt_time(note.created),
         "modified": fmt_time(note.modified),
-        "valid_from": fmt_time_opt(note.valid_from),
-        "valid_to": fmt_time_opt(note.valid_to),
     }
 
 
@@ -96,14 +103,10 @@ def note_from_fields(data: Fields, tags: list[str]) -> Note:
 def link_times(link: Link) -> dict[str, Any]:
     """A link's scope, ends, strength and times as the flat fields both graph stores keep."""
     return {
-        "project": link.project,
-        "user": link.user,
+        **_scope_and_times(link),
         "from_id": link.from_id,
         "to_id": link.to_id,
         "strength": link.strength,
-        "created": fmt_time(link.created),
-        "valid_from": fmt_time_opt(link.valid_from),
-        "valid_to": fmt_time_opt(link.valid_to),
     }
 
 

@@ -10,24 +10,9 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from hybrid_memory.models import (
-    Link,
-    Memory,
-    MemoryFilter,
-    MemoryRecord,
-    Neighbourhood,
-    Note,
-    NoteFilter,
-    NoteHit,
-    Relation,
-    Scope,
-    Searches,
-    SparseVector,
-    VectorHit,
-    Walk,
-)
+from hybrid_memory.models import domain
 
-SearchResults = dict[str, list[VectorHit]]
+SearchResults = dict[str, list[domain.VectorHit]]
 """Hits of each search of a :meth:`VectorStore.search_many` call, by search name."""
 
 
@@ -50,11 +35,11 @@ class VectorStore(Protocol):
         store's index build) waits for a quiet moment rather than holding the request up."""
         ...
 
-    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
+    async def upsert(self, records: Sequence[domain.MemoryRecord]) -> None:
         """Insert or replace by ``memory.id``. Durable when it returns."""
         ...
 
-    async def set_payload(self, scope: Scope, memory_id: str, fields: dict[str, object]) -> bool:
+    async def set_payload(self, scope: domain.Scope, memory_id: str, fields: dict[str, object]) -> bool:
         """Update some Memory fields of one memory; False when it does not exist in ``scope``.
 
         Values are validated as Memory fields (``InvalidInputError``); id, project and
@@ -62,21 +47,23 @@ class VectorStore(Protocol):
         """
         ...
 
-    async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+    async def delete(self, scope: domain.Scope, ids: Sequence[str]) -> int:
         """Delete these ids where they belong to ``scope``; returns how many existed."""
         ...
 
-    async def get(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+    async def get(self, scope: domain.Scope, ids: Sequence[str]) -> list[domain.Memory]:
         """The memories among ``ids`` that exist in ``scope``, in no particular order."""
         ...
 
-    async def search_dense(self, vector: Sequence[float], flt: MemoryFilter, limit: int) -> list[VectorHit]:
+    async def search_dense(
+        self, vector: Sequence[float], flt: domain.MemoryFilter, limit: int
+    ) -> list[domain.VectorHit]:
         """Nearest neighbours by cosine similarity, best first."""
         ...
 
     async def search_sparse(
-        self, vector: SparseVector, flt: MemoryFilter, limit: int, *, context: bool = False
-    ) -> list[VectorHit]:
+        self, vector: domain.SparseVector, flt: domain.MemoryFilter, limit: int, *, context: bool = False
+    ) -> list[domain.VectorHit]:
         """Keyword matches by BM25 (IDF applied by the store), best first.
 
         ``context=True`` searches the record's ``sparse_context`` vector (its text with the
@@ -84,7 +71,9 @@ class VectorStore(Protocol):
         """
         ...
 
-    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
+    async def search_many(
+        self, flt: domain.MemoryFilter, limit: int, searches: domain.Searches
+    ) -> SearchResults:
         """The ``searches`` (``search_dense``, ``search_sparse``, ``search_sparse(context=True)``)
         as one round to the store, each ranked on its own, best first.
 
@@ -94,24 +83,24 @@ class VectorStore(Protocol):
         ...
 
     async def scroll(
-        self, flt: MemoryFilter, limit: int, offset: str | None = None
-    ) -> tuple[list[Memory], str | None]:
+        self, flt: domain.MemoryFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[domain.Memory], str | None]:
         """A page of memories in id order and the opaque offset of the next page (None at the end)."""
         ...
 
-    async def count(self, flt: MemoryFilter) -> int:
+    async def count(self, flt: domain.MemoryFilter) -> int:
         """Exact number of memories passing ``flt``."""
         ...
 
-    async def thread_counts(self, scope: Scope, limit: int) -> dict[str, int]:
+    async def thread_counts(self, scope: domain.Scope, limit: int) -> dict[str, int]:
         """Number of memories per thread id in ``scope`` (largest first, at most ``limit``)."""
         ...
 
-    async def dense_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, list[float]]:
+    async def dense_vectors(self, scope: domain.Scope, ids: Sequence[str]) -> dict[str, list[float]]:
         """The dense vectors of the memories among ``ids`` in ``scope``, by id (export with embeddings)."""
         ...
 
-    async def scopes(self) -> list[Scope]:
+    async def scopes(self) -> list[domain.Scope]:
         """Every scope holding at least one memory, sorted by (project, user).
 
         The one read that is not confined to a scope: it names scopes, never returns
@@ -129,28 +118,28 @@ class GraphStore(Protocol):
 
     async def close(self) -> None: ...
 
-    async def upsert_note(self, note: Note) -> None:
+    async def upsert_note(self, note: domain.Note) -> None:
         """Insert or replace every field of the note with this id.
 
         Raises ``ConflictError`` when the id belongs to another scope (ids are global).
         """
         ...
 
-    async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
+    async def get_notes(self, scope: domain.Scope, ids: Sequence[str]) -> list[domain.Note]:
         """The notes among ``ids`` that exist in ``scope``, in no particular order."""
         ...
 
-    async def delete_note(self, scope: Scope, note_id: str) -> bool:
+    async def delete_note(self, scope: domain.Scope, note_id: str) -> bool:
         """Delete a note and every link touching it; False when it did not exist."""
         ...
 
-    async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
+    async def list_notes(self, flt: domain.NoteFilter, limit: int, offset: int = 0) -> list[domain.Note]:
         """Notes newest first (by ``created``)."""
         ...
 
-    async def count_notes(self, flt: NoteFilter) -> int: ...
+    async def count_notes(self, flt: domain.NoteFilter) -> int: ...
 
-    async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
+    async def search_notes(self, text: str, flt: domain.NoteFilter, limit: int) -> list[domain.NoteHit]:
         """Keyword (full-text) search over note content and tags, best first.
 
         Any user text is accepted: operators of the underlying query language are
@@ -160,7 +149,7 @@ class GraphStore(Protocol):
         """
         ...
 
-    async def upsert_link(self, link: Link) -> Link:
+    async def upsert_link(self, link: domain.Link) -> domain.Link:
         """Create a link, or update strength and validity of the one with the same (from, to, relation).
 
         Keeps the stored ``created``; returns what is stored. Raises ``NotFoundError`` naming
@@ -168,13 +157,15 @@ class GraphStore(Protocol):
         """
         ...
 
-    async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool: ...
+    async def delete_link(
+        self, scope: domain.Scope, from_id: str, to_id: str, relation: domain.Relation
+    ) -> bool: ...
 
-    async def list_links(self, scope: Scope, limit: int, offset: int = 0) -> list[Link]:
+    async def list_links(self, scope: domain.Scope, limit: int, offset: int = 0) -> list[domain.Link]:
         """Links of ``scope`` ordered by (from_id, to_id, relation value): a stable order to page through."""
         ...
 
-    async def scopes(self) -> list[Scope]:
+    async def scopes(self) -> list[domain.Scope]:
         """Every scope holding at least one note, sorted by (project, user).
 
         The one read that is not confined to a scope: it names scopes, never returns
@@ -182,12 +173,12 @@ class GraphStore(Protocol):
         """
         ...
 
-    async def move_scope(self, scope: Scope, project: str) -> int:
+    async def move_scope(self, scope: domain.Scope, project: str) -> int:
         """Move every note of ``scope``, with its links, to ``project`` (same user) in one transaction;
         returns how many notes moved. Ids stay: a note keeps its id and its links."""
         ...
 
-    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+    async def neighbourhood(self, scope: domain.Scope, walk: domain.Walk) -> domain.Neighbourhood:
         """Notes within ``walk.depth`` hops of ``walk.note_id`` (the start excluded) and the links among them.
 
         ``direction`` follows links out of, into, or either way from each note;

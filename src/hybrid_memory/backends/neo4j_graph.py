@@ -38,17 +38,7 @@ from neo4j.exceptions import (
 from hybrid_memory.backends import cypher
 from hybrid_memory.backends._text import fmt_time_opt, note_not_found, query_terms
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
-from hybrid_memory.models import (
-    Direction,
-    Link,
-    Neighbourhood,
-    Note,
-    NoteFilter,
-    NoteHit,
-    Relation,
-    Scope,
-    Walk,
-)
+from hybrid_memory.models import domain
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +48,9 @@ Dialect = Literal["neo4j", "arcadedb"]
 _BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 _EXPAND = {
-    Direction.OUT: cypher.EXPAND_OUT,
-    Direction.IN: cypher.EXPAND_IN,
-    Direction.BOTH: cypher.EXPAND_BOTH,
+    domain.Direction.OUT: cypher.EXPAND_OUT,
+    domain.Direction.IN: cypher.EXPAND_IN,
+    domain.Direction.BOTH: cypher.EXPAND_BOTH,
 }
 
 
@@ -188,7 +178,7 @@ class Neo4jGraphStore:
 
     # -- notes -----------------------------------------------------------------------------------
 
-    async def upsert_note(self, note: Note) -> None:
+    async def upsert_note(self, note: domain.Note) -> None:
         """Insert or replace every field of the note with this id.
 
         Raises ``ConflictError`` when the id belongs to another scope: ids are global,
@@ -200,7 +190,7 @@ class Neo4jGraphStore:
                 "choose a different id."
             )
 
-    async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
+    async def get_notes(self, scope: domain.Scope, ids: Sequence[str]) -> list[domain.Note]:
         """The notes among ``ids`` in ``scope``; unknown ids and other scopes' ids are skipped."""
         if not ids:
             return []
@@ -208,23 +198,23 @@ class Neo4jGraphStore:
         rows = await self._run(cypher.GET_NOTES, params, read=True)
         return [cypher.note_from_map(row["note"]) for row in rows]
 
-    async def delete_note(self, scope: Scope, note_id: str) -> bool:
+    async def delete_note(self, scope: domain.Scope, note_id: str) -> bool:
         """Delete a note and every link touching it; False when it did not exist in ``scope``."""
         params = {"id": note_id, "project": scope.project, "user": scope.user}
         rows = await self._run(cypher.DELETE_NOTE, params)
         return bool(rows and rows[0]["deleted"])
 
-    async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
+    async def list_notes(self, flt: domain.NoteFilter, limit: int, offset: int = 0) -> list[domain.Note]:
         """Notes matching ``flt``, newest ``created`` first (ties: id descending)."""
         params = {**cypher.filter_params(flt), "limit": max(limit, 0), "offset": max(offset, 0)}
         rows = await self._run(cypher.LIST_NOTES, params, read=True)
         return [cypher.note_from_map(row["note"]) for row in rows]
 
-    async def count_notes(self, flt: NoteFilter) -> int:
+    async def count_notes(self, flt: domain.NoteFilter) -> int:
         rows = await self._run(cypher.COUNT_NOTES, cypher.filter_params(flt), read=True)
         return int(rows[0]["total"])
 
-    async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
+    async def search_notes(self, text: str, flt: domain.NoteFilter, limit: int) -> list[domain.NoteHit]:
         """Full-text search over content and tags, best match first; positive scores.
 
         Any text is accepted: only its words are searched, each quoted, so query
@@ -240,11 +230,13 @@ class Neo4jGraphStore:
             "terms": terms,
         }
         rows = await self._run(self._search, params, read=True)
-        return [NoteHit(note=cypher.note_from_map(row["note"]), score=float(row["score"])) for row in rows]
+        return [
+            domain.NoteHit(note=cypher.note_from_map(row["note"]), score=float(row["score"])) for row in rows
+        ]
 
     # -- links -----------------------------------------------------------------------------------
 
-    async def upsert_link(self, link: Link) -> Link:
+    async def upsert_link(self, link: domain.Link) -> domain.Link:
         """Create the link, or update strength and validity of the one with the same
         (from, to, relation), keeping its ``created``. Returns what is stored.
 
@@ -252,13 +244,15 @@ class Neo4jGraphStore:
         """
         rows = await self._run(cypher.UPSERT_LINK[link.relation], cypher.link_params(link))
         if not rows:
-            scope = Scope(project=link.project, user=link.user)
+            scope = domain.Scope(project=link.project, user=link.user)
             found = {note.id for note in await self.get_notes(scope, [link.from_id, link.to_id])}
             missing = link.from_id if link.from_id not in found else link.to_id
             raise note_not_found(missing)
         return cypher.link_from_row(rows[0], project=link.project, user=link.user)
 
-    async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:
+    async def delete_link(
+        self, scope: domain.Scope, from_id: str, to_id: str, relation: domain.Relation
+    ) -> bool:
         """Delete one link; False when it did not exist in ``scope``."""
         params = {
             "from_id": from_id,
@@ -270,7 +264,7 @@ class Neo4jGraphStore:
         rows = await self._run(cypher.DELETE_LINK, params)
         return bool(rows and rows[0]["deleted"])
 
-    async def list_links(self, scope: Scope, limit: int, offset: int = 0) -> list[Link]:
+    async def list_links(self, scope: domain.Scope, limit: int, offset: int = 0) -> list[domain.Link]:
         """Links of ``scope`` by (from_id, to_id, relation): a stable order to page through."""
         params = {
             "project": scope.project,
@@ -281,21 +275,21 @@ class Neo4jGraphStore:
         rows = await self._run(cypher.LIST_LINKS, params, read=True)
         return [cypher.link_from_row(row, project=scope.project, user=scope.user) for row in rows]
 
-    async def scopes(self) -> list[Scope]:
+    async def scopes(self) -> list[domain.Scope]:
         """Every (project, user) holding a note, sorted."""
         rows = await self._run(cypher.SCOPES, {}, read=True)
-        return [Scope(project=row["project"], user=row["user"]) for row in rows]
+        return [domain.Scope(project=row["project"], user=row["user"]) for row in rows]
 
-    async def move_scope(self, scope: Scope, project: str) -> int:
+    async def move_scope(self, scope: domain.Scope, project: str) -> int:
         """Every note of ``scope`` to ``project``; its links go with it (they hold no scope of their own)."""
         params = {"project": scope.project, "user": scope.user, "to_project": project}
         rows = await self._run(cypher.MOVE_SCOPE, params)
         return int(rows[0]["moved"]) if rows else 0
 
-    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+    async def neighbourhood(self, scope: domain.Scope, walk: domain.Walk) -> domain.Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
         if walk.empty:
-            return Neighbourhood(notes=[], links=[])
+            return domain.Neighbourhood(notes=[], links=[])
         params: dict[str, Any] = {
             "project": scope.project,
             "user": scope.user,
@@ -306,10 +300,10 @@ class Neo4jGraphStore:
 
         # One read transaction for the whole walk: every hop sees the same snapshot.
         @unit_of_work(timeout=self._timeout_s)
-        async def traverse(tx: AsyncManagedTransaction) -> tuple[list[Note], list[dict[str, Any]]]:
+        async def traverse(tx: AsyncManagedTransaction) -> tuple[list[domain.Note], list[dict[str, Any]]]:
             seen = {walk.note_id}
             frontier = [walk.note_id]
-            found: list[Note] = []
+            found: list[domain.Note] = []
             # Breadth first: each hop's new notes, oldest first, so cutting at ``limit``
             # keeps the nearest ones, and a note is reached once, at its smallest depth.
             for _ in range(walk.depth):
@@ -334,4 +328,4 @@ class Neo4jGraphStore:
             notes, link_rows = await session.execute_read(traverse)
         links = [cypher.link_from_row(row, project=scope.project, user=scope.user) for row in link_rows]
         links.sort(key=lambda link: (link.from_id, link.to_id, link.relation.value))
-        return Neighbourhood(notes=notes, links=links)
+        return domain.Neighbourhood(notes=notes, links=links)

@@ -36,16 +36,7 @@ from hybrid_memory.backends._sqlite_schema import (
 )
 from hybrid_memory.backends._text import note_not_found
 from hybrid_memory.errors import BackendError, BackendUnavailableError, ConflictError
-from hybrid_memory.models import (
-    Link,
-    Neighbourhood,
-    Note,
-    NoteFilter,
-    NoteHit,
-    Relation,
-    Scope,
-    Walk,
-)
+from hybrid_memory.models import domain
 
 logger = logging.getLogger(__name__)
 
@@ -173,7 +164,7 @@ class SqliteGraphStore:
 
     # -- notes ---------------------------------------------------------------------------------
 
-    async def upsert_note(self, note: Note) -> None:
+    async def upsert_note(self, note: domain.Note) -> None:
         """Insert or replace every field of the note with this id.
 
         Raises ``ConflictError`` when the id belongs to another scope: ids are global,
@@ -205,7 +196,7 @@ class SqliteGraphStore:
 
         await self._run(lambda conn: _write(conn, upsert))
 
-    async def get_notes(self, scope: Scope, ids: Sequence[str]) -> list[Note]:
+    async def get_notes(self, scope: domain.Scope, ids: Sequence[str]) -> list[domain.Note]:
         """The notes among ``ids`` in ``scope``; unknown ids and other scopes' ids are skipped."""
         if not ids:
             return []
@@ -218,14 +209,14 @@ class SqliteGraphStore:
         rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [note_from_row(row) for row in rows]
 
-    async def delete_note(self, scope: Scope, note_id: str) -> bool:
+    async def delete_note(self, scope: domain.Scope, note_id: str) -> bool:
         """Delete a note; its links go with it (``ON DELETE CASCADE``). False when absent."""
         sql = "DELETE FROM notes WHERE project = ? AND user = ? AND id = ?"
         params = (scope.project, scope.user, note_id)
         count = await self._run(lambda conn: _write(conn, lambda c: c.execute(sql, params).rowcount))
         return count > 0
 
-    async def list_notes(self, flt: NoteFilter, limit: int, offset: int = 0) -> list[Note]:
+    async def list_notes(self, flt: domain.NoteFilter, limit: int, offset: int = 0) -> list[domain.Note]:
         """Notes matching ``flt``, newest ``created`` first (ties: id descending)."""
         where, params = note_where(flt)
         sql = (
@@ -236,13 +227,13 @@ class SqliteGraphStore:
         rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [note_from_row(row) for row in rows]
 
-    async def count_notes(self, flt: NoteFilter) -> int:
+    async def count_notes(self, flt: domain.NoteFilter) -> int:
         where, params = note_where(flt)
         sql = f"SELECT count(*) FROM notes AS n WHERE {where}"
         row = await self._read(lambda conn: conn.execute(sql, params).fetchone())
         return int(row[0])
 
-    async def search_notes(self, text: str, flt: NoteFilter, limit: int) -> list[NoteHit]:
+    async def search_notes(self, text: str, flt: domain.NoteFilter, limit: int) -> list[domain.NoteHit]:
         """Full-text search over content and tags, best BM25 match first.
 
         Scores are ``-bm25()``: positive, higher is better. Any text is accepted; a query
@@ -261,11 +252,11 @@ class SqliteGraphStore:
         """
         params.update(query=query, limit=limit)
         rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
-        return [NoteHit(note=note_from_row(row), score=-float(row["rank"])) for row in rows]
+        return [domain.NoteHit(note=note_from_row(row), score=-float(row["rank"])) for row in rows]
 
     # -- links ---------------------------------------------------------------------------------
 
-    async def upsert_link(self, link: Link) -> Link:
+    async def upsert_link(self, link: domain.Link) -> domain.Link:
         """Create the link, or update strength and validity of the one with the same
         (scope, from, to, relation), keeping its ``created``. Returns what is stored.
 
@@ -282,7 +273,7 @@ class SqliteGraphStore:
         """
         params = link_params(link)
 
-        def upsert(conn: sqlite3.Connection) -> Link:
+        def upsert(conn: sqlite3.Connection) -> domain.Link:
             # Checked here, not left to the foreign key, to name the missing note.
             found = {
                 row[0]
@@ -304,7 +295,9 @@ class SqliteGraphStore:
 
         return await self._run(lambda conn: _write(conn, upsert))
 
-    async def delete_link(self, scope: Scope, from_id: str, to_id: str, relation: Relation) -> bool:
+    async def delete_link(
+        self, scope: domain.Scope, from_id: str, to_id: str, relation: domain.Relation
+    ) -> bool:
         """Delete one link; False when it did not exist in ``scope``."""
         sql = (
             "DELETE FROM links WHERE project = ? AND user = ? AND from_id = ? AND to_id = ? AND relation = ?"
@@ -313,7 +306,7 @@ class SqliteGraphStore:
         count = await self._run(lambda conn: _write(conn, lambda c: c.execute(sql, params).rowcount))
         return count > 0
 
-    async def list_links(self, scope: Scope, limit: int, offset: int = 0) -> list[Link]:
+    async def list_links(self, scope: domain.Scope, limit: int, offset: int = 0) -> list[domain.Link]:
         """Links of ``scope`` by (from_id, to_id, relation): the primary key's order, so stable."""
         sql = (
             "SELECT * FROM links WHERE project = ? AND user = ?"
@@ -323,13 +316,13 @@ class SqliteGraphStore:
         rows = await self._read(lambda conn: conn.execute(sql, params).fetchall())
         return [link_from_row(row) for row in rows]
 
-    async def scopes(self) -> list[Scope]:
+    async def scopes(self) -> list[domain.Scope]:
         """Every (project, user) holding a note, sorted; links live inside a note's scope."""
         sql = "SELECT DISTINCT project, user FROM notes ORDER BY project, user"
         rows = await self._read(lambda conn: conn.execute(sql).fetchall())
-        return [Scope(project=row["project"], user=row["user"]) for row in rows]
+        return [domain.Scope(project=row["project"], user=row["user"]) for row in rows]
 
-    async def move_scope(self, scope: Scope, project: str) -> int:
+    async def move_scope(self, scope: domain.Scope, project: str) -> int:
         """Every note of ``scope`` and its links to ``project``; see ``GraphStore.move_scope``."""
         params = (project, scope.project, scope.user)
 
@@ -342,10 +335,10 @@ class SqliteGraphStore:
 
         return await self._run(lambda conn: _write(conn, move))
 
-    async def neighbourhood(self, scope: Scope, walk: Walk) -> Neighbourhood:
+    async def neighbourhood(self, scope: domain.Scope, walk: domain.Walk) -> domain.Neighbourhood:
         """The notes and links around ``walk.note_id``; see ``GraphStore.neighbourhood``."""
         if walk.empty:
-            return Neighbourhood(notes=[], links=[])
+            return domain.Neighbourhood(notes=[], links=[])
         walk_sql, links_sql, params = walk_queries(scope, walk)
 
         def traverse(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
@@ -358,7 +351,7 @@ class SqliteGraphStore:
 
         # One read transaction: both queries see the same snapshot even while another process writes.
         note_rows, link_rows = await self._read(lambda conn: _transaction(conn, traverse, "BEGIN"))
-        return Neighbourhood(
+        return domain.Neighbourhood(
             notes=[note_from_row(row) for row in note_rows],
             links=[link_from_row(row) for row in link_rows],
         )

@@ -137,6 +137,7 @@ def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
         if name in _EDIT_TOOLS and isinstance(path, str):
             lines.append(f"(edited {relative(path, cwd)})")
             state.edited.append(path)
+            state.edits[str(block.get("id"))] = relative(path, cwd)
         elif name == "Read" and isinstance(path, str):
             lines.append(f"(read {relative(path, cwd)})")
         command = args.get("command")
@@ -155,6 +156,10 @@ def _tool_results(state: Pass, content: Any) -> list[str]:
         if not isinstance(block, dict) or block.get("type") != "tool_result":
             continue
         use_id = str(block.get("tool_use_id"))
+        edited = state.edits.pop(use_id, None)
+        if edited is not None and block.get("is_error"):
+            # Refused, interrupted or failed: the edit announced with its call did not happen.
+            lines.append(f"(not edited {edited})")
         command = state.tests.pop(use_id, None)
         if command is not None:
             outcome = "failed" if block.get("is_error") else "passed"

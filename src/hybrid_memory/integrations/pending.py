@@ -94,7 +94,9 @@ def failed(config: HookConfig, session_id: str, error: str) -> None:
     entry = _read(path)
     if entry is None:
         return  # done meanwhile by another process
-    entry.update(attempts=int(entry.get("attempts") or 0) + 1, last_error=error, last_attempt=time.time())
+    entry.update(
+        attempts=int(entry.get("attempts") or 0) + 1, last_error=_redacted(error), last_attempt=time.time()
+    )
     _write(path, entry)
 
 
@@ -122,13 +124,22 @@ def notice(data_dir: Path) -> str | None:
     sessions = "1 session waits" if len(failing) == 1 else f"{len(failing)} sessions wait"
     return (
         f"hybrid-memory: {sessions} to be captured (retried by the next hook and when the memory host "
-        f"starts; see {state_dir / 'hooks.log'}); last error: {last.get('last_error')}"
+        f"starts; see {state_dir / 'hooks.log'}); last error: {_redacted(str(last.get('last_error')))}"
     )
 
 
 def describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())[:300]
+    """One line for a failure, redacted: it is written to disk and shown to people."""
+    text = _redacted(" ".join(str(exc).split()))[:300]
     return text or type(exc).__name__
+
+
+def _redacted(error: str) -> str:
+    """``error`` as stored text is kept: an error may quote a connection URL, a token or a line pasted
+    in the session. Whole before it is cut, so no secret is cut in two and half kept."""
+    from hybrid_memory.service.redaction import redact  # stdlib only, loaded when an error is told
+
+    return redact(error).text
 
 
 def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> None:

@@ -148,6 +148,8 @@ class Pass:
         """Test commands waiting for their result, by tool call id."""
         self.commands: dict[str, str] = {}
         """Other commands waiting for their result (how they ended), by tool call id."""
+        self.edits: dict[str, str] = {}
+        """Edits waiting for their result (a refused or interrupted one did not happen), by tool call id."""
         self.sessions: list[str] = []
         self.edited: list[str] = []
         """Files edited since the last message added: they go to the next one."""

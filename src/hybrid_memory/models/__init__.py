@@ -1,7 +1,7 @@
 """Pydantic models shared by every layer; one import path for all of them.
 
 ``domain``: what is stored (scopes, memories, notes, links, filters). ``results``: what the
-use cases take and give. ``lifecycle``: what pins, context, limits, stats and tasks return.
+use cases take and give. ``housekeeping``: what pins, context, limits, stats and tasks return.
 
 The names load on first use, each from its module: the server's handshake needs only
 ``domain`` (a scope), not every result model.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
         Walk,
         utcnow,
     )
-    from hybrid_memory.models.lifecycle import (
+    from hybrid_memory.models.housekeeping import (
         CleanupResult,
         ContextItem,
         ForgetPreview,
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
         ThreadList,
     )
 
-_MODULES = ("domain", "lifecycle", "results")
+_MODULES = ("domain", "housekeeping", "results")
 """Where the names come from, the handshake's first: a name is taken from the first that has it."""
 
 __all__ = [

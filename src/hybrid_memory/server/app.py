@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools.tool_manager import ToolManager
 from mcp_types import CallToolResult, InputRequiredResult
 from mcp_types import Tool as MCPTool
+from pydantic import AnyUrl
 
 from hybrid_memory import __version__
 from hybrid_memory.errors import BackendError, BackendUnavailableError
@@ -21,7 +23,7 @@ from hybrid_memory.tools._guard import guard_tool_calls, refuse_unknown_argument
 from hybrid_memory.tools.context import AppContext
 from hybrid_memory.tools.prompts import register_prompts
 from hybrid_memory.tools.protocol import install_protocol_features
-from hybrid_memory.tools.resources import register_resources
+from hybrid_memory.tools.resources import CORE_URI, register_resources, session_core_memory
 
 if TYPE_CHECKING:
     from hybrid_memory.embeddings.base import Embedder
@@ -196,6 +198,17 @@ class _MemoryServer(MCPServer[AppContext]):
         if tool is not None:
             refuse_unknown_arguments(name, arguments, tool.parameters)
         return await super().call_tool(name, arguments, context)
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[AppContext, Any] | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        # The SDK hands a static resource no context, and core memory is the session's project's.
+        if str(uri) == CORE_URI and context is not None:
+            text = await session_core_memory(context)
+            if isinstance(text, InputRequiredResult):
+                return text
+            return [ReadResourceContents(content=text, mime_type="text/plain")]
+        return await super().read_resource(uri, context)
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         self._ensure_tools()

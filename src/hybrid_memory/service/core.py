@@ -45,7 +45,7 @@ from hybrid_memory.service.context import ContextBuilder
 from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
 from hybrid_memory.service.forgetting import forget, forget_project
 from hybrid_memory.service.knowledge.service import Knowledge
-from hybrid_memory.service.lifecycle import Lifecycle, Summarizer, SummaryRequest
+from hybrid_memory.service.limits import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan, Notes, no_note
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.service.retention import LiveVectors

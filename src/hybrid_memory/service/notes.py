@@ -28,7 +28,7 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service.drafts import NoteDraft, NoteUpdate
-from hybrid_memory.service.lifecycle import Lifecycle, Summarizer
+from hybrid_memory.service.limits import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.successors import CLOSING_RELATIONS, successors

@@ -12,7 +12,8 @@ from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import AcceptedElicitation, ListRoots, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ListRootsResult
+from mcp.server.mcpserver.resolve import build_resolver_plans, find_resolved_parameters, resolve_arguments
+from mcp_types import InputRequiredResult, ListRootsResult
 from pydantic import Field
 
 from hybrid_memory.errors import BackendError, HybridMemoryError
@@ -99,6 +100,32 @@ SessionScope = Annotated[Scope, Resolve(_session_scope)]
 """A tool parameter filled by the server, never by the model: the caller's scope."""
 SessionRoot = Annotated[Path | None, Resolve(_session_root)]
 """The caller's directory (its first MCP root), when it gives one: where its code is."""
+
+
+async def _scoped(scope: SessionScope) -> None:
+    """The signature :func:`session_scope` resolves: one ``SessionScope`` parameter."""
+
+
+@functools.cache
+def _scope_plan() -> tuple[Any, Any]:
+    resolved = find_resolved_parameters(_scoped)
+    return resolved, build_resolver_plans(resolved, set())
+
+
+async def session_scope(ctx: AppCtx) -> Scope | InputRequiredResult:
+    """The caller's scope for a resource or a prompt, resolved exactly as ``SessionScope`` is for a tool.
+
+    The SDK fills ``Resolve`` parameters of tools only; this runs the same resolvers for the
+    others. An ``InputRequiredResult`` (the client's roots, asked the 2026-07-28 way) is
+    returned as is: the resource or prompt returns it, and the client asks again with them.
+    """
+    resolved, plans = _scope_plan()
+    found = await resolve_arguments(resolved, plans, {}, ctx)
+    if isinstance(found, InputRequiredResult):
+        return found
+    scope: Scope = found["scope"]
+    return scope
+
 
 RESOLVED_OUTCOME = AcceptedElicitation[Any]
 """Held so it is built once. The SDK wraps every resolver's value in ``AcceptedElicitation[Any]``,

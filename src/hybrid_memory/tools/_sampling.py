@@ -44,7 +44,7 @@ from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService, summary
 from hybrid_memory.service.drafts import DryRun, NoteDraft, TaskDraft, ThreadDraft
-from hybrid_memory.service.lifecycle import Summarizer, SummaryRequest
+from hybrid_memory.service.limits import Summarizer, SummaryRequest
 from hybrid_memory.service.notes import NotePlan
 from hybrid_memory.service.tasks import TaskPlan
 from hybrid_memory.service.threads import ThreadPlan

@@ -5,20 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import InputRequiredResult
 
+from hybrid_memory.tools._common import session_scope
 from hybrid_memory.tools.context import AppCtx, app
 
 PROMPT_MAX_TOKENS = 1500
 
 
-async def memory_context(query: str, ctx: AppCtx, thread_id: str | None = None) -> str:
+async def memory_context(query: str, ctx: AppCtx, thread_id: str | None = None) -> str | InputRequiredResult:
     """What memory knows about `query`: core memory, the thread's latest messages, recalled memories.
 
     One message to start a conversation with, within about 1,500 tokens, each line citing
     its source as [memory:<id>].
     """
+    scope = await session_scope(ctx)
+    if isinstance(scope, InputRequiredResult):
+        return scope
     context = await app(ctx).service.memory_context(
-        app(ctx).scope, query, thread_id=thread_id, max_tokens=PROMPT_MAX_TOKENS
+        scope, query, thread_id=thread_id, max_tokens=PROMPT_MAX_TOKENS
     )
     if not context.text:
         return f"Memory has nothing on: {query}"
@@ -28,9 +33,12 @@ async def memory_context(query: str, ctx: AppCtx, thread_id: str | None = None) 
     )
 
 
-async def distill_thread_prompt(thread_id: str, ctx: AppCtx) -> str:
+async def distill_thread_prompt(thread_id: str, ctx: AppCtx) -> str | InputRequiredResult:
     """Hand the agent a thread's messages and ask it to store them as linked, cited notes."""
-    return await app(ctx).service.knowledge.distill_prompt(app(ctx).scope, thread_id)
+    scope = await session_scope(ctx)
+    if isinstance(scope, InputRequiredResult):
+        return scope
+    return await app(ctx).service.knowledge.distill_prompt(scope, thread_id)
 
 
 def register_prompts(server: MCPServer[Any]) -> None:

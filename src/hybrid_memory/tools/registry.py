@@ -18,7 +18,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 
-from hybrid_memory.tools import forget, knowledge, lifecycle, notes, read, recall, threads
+from hybrid_memory.tools import forget, housekeeping, knowledge, notes, read, recall, threads
 from hybrid_memory.tools._common import tool_errors
 from hybrid_memory.tools._present import presented
 from hybrid_memory.tools._schema import lean, lean_output
@@ -56,13 +56,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(notes.create_link, IDEMPOTENT_WRITE, core=True),
     ToolSpec(notes.get_linked_notes, READ_ONLY, core=True),
     ToolSpec(forget.forget, DESTRUCTIVE),
-    ToolSpec(lifecycle.pin_memory, IDEMPOTENT_WRITE),
-    ToolSpec(lifecycle.unpin_memory, IDEMPOTENT_WRITE),
-    ToolSpec(lifecycle.get_memory_context, READ_ONLY),
-    ToolSpec(lifecycle.record_task, WRITE),
-    ToolSpec(lifecycle.forget_preview, READ_ONLY),
-    ToolSpec(lifecycle.cleanup_memory, DESTRUCTIVE),
-    ToolSpec(lifecycle.memory_stats, READ_ONLY),
+    ToolSpec(housekeeping.pin_memory, IDEMPOTENT_WRITE),
+    ToolSpec(housekeeping.unpin_memory, IDEMPOTENT_WRITE),
+    ToolSpec(housekeeping.get_memory_context, READ_ONLY),
+    ToolSpec(housekeeping.record_task, WRITE),
+    ToolSpec(housekeeping.forget_preview, READ_ONLY),
+    ToolSpec(housekeeping.cleanup_memory, DESTRUCTIVE),
+    ToolSpec(housekeeping.memory_stats, READ_ONLY),
     ToolSpec(knowledge.rate_memory, IDEMPOTENT_WRITE),
     ToolSpec(knowledge.summarize_thread, IDEMPOTENT_WRITE),
     ToolSpec(knowledge.map_notes, READ_ONLY),

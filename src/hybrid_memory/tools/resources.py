@@ -1,6 +1,7 @@
 """Resources a client can attach to a conversation: core memory, a thread, a note with its links.
 
-Each reads the configured project (a resource read carries no roots) and is cut to
+Each reads the session's project, as a tool call does (``SessionScope``: the configured
+project, else the client's first root's, else the one a joined server relays), and is cut to
 :data:`MAX_RESOURCE_CHARS`, with a last line saying how to read the rest. An id that
 does not exist answers JSON-RPC ``invalid params`` (-32602), without a traceback.
 """
@@ -12,9 +13,11 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp_types import InputRequiredResult
 
 from hybrid_memory.errors import NotFoundError
-from hybrid_memory.models import Link, Memory, Note, Walk
+from hybrid_memory.models import Link, Memory, Note, Scope, Walk
+from hybrid_memory.tools._common import session_scope
 from hybrid_memory.tools.context import AppContext, AppCtx, app
 
 MAX_RESOURCE_CHARS = 40_000
@@ -56,18 +59,30 @@ def _link_line(link: Link) -> str:
     return f"{link.from_id} -{link.relation.value}-> {link.to_id} ({link.strength:g})"
 
 
-async def core_memory(state: AppContext) -> str:
+async def core_memory(state: AppContext, scope: Scope | None = None) -> str:
     """The pinned memories of the project, most important first (pin_memory adds to them)."""
-    memories = await state.service.core_memory(state.scope, MAX_CORE_ITEMS)
+    memories = await state.service.core_memory(scope or state.scope, MAX_CORE_ITEMS)
     if not memories:
         return "No core memory yet: pin_memory moves a memory or note here."
     return bounded([_memory_line(m) for m in memories], "unpin what is no longer needed")
 
 
-async def thread(thread_id: str, ctx: AppCtx) -> str:
+async def session_core_memory(ctx: AppCtx) -> str | InputRequiredResult:
+    """Core memory of the session's project (the SDK hands a static resource no context: the server
+    reads this one itself, with the request's)."""
+    scope = await session_scope(ctx)
+    if isinstance(scope, InputRequiredResult):
+        return scope
+    return await core_memory(app(ctx), scope)
+
+
+async def thread(thread_id: str, ctx: AppCtx) -> str | InputRequiredResult:
     """A remembered conversation's messages in order, one line each with its [memory:<id>]."""
+    scope = await session_scope(ctx)
+    if isinstance(scope, InputRequiredResult):
+        return scope
     try:
-        memories = await app(ctx).service.thread_messages(app(ctx).scope, thread_id)
+        memories = await app(ctx).service.thread_messages(scope, thread_id)
     except NotFoundError as exc:
         raise ResourceNotFoundError(str(exc)) from exc
     return bounded(
@@ -76,10 +91,13 @@ async def thread(thread_id: str, ctx: AppCtx) -> str:
     )
 
 
-async def note(note_id: str, ctx: AppCtx) -> str:
+async def note(note_id: str, ctx: AppCtx) -> str | InputRequiredResult:
     """A note, the notes linked to it (one step, either direction) and the links between them."""
+    scope = await session_scope(ctx)
+    if isinstance(scope, InputRequiredResult):
+        return scope
     try:
-        found = await app(ctx).service.linked_notes(app(ctx).scope, Walk(note_id=note_id, limit=50))
+        found = await app(ctx).service.linked_notes(scope, Walk(note_id=note_id, limit=50))
     except NotFoundError as exc:
         raise ResourceNotFoundError(str(exc)) from exc
     start, *linked = found.notes
@@ -94,8 +112,8 @@ async def note(note_id: str, ctx: AppCtx) -> str:
 def register_resources(server: MCPServer[Any], running: Callable[[], Awaitable[AppContext]]) -> None:
     """Register the three resources; their docstrings are what clients show.
 
-    ``running`` gives the open application: the SDK hands no context to a resource
-    without URI variables, so core memory asks the server that built it.
+    ``running`` gives the open application for a read outside a request; a request's read
+    of core memory is :func:`session_core_memory`'s (see the server's ``read_resource``).
     """
     text = "text/plain"
 

@@ -109,7 +109,8 @@ _RULE = re.compile(
     r"|^n'\w+ jamais\b|^ne \w+ jamais\b"
     r"|^les tests (?:se lancent|tournent) (?:avec|via)\b"
     # de
-    r"|^(?:niemals|immer)\s+\w+"
+    r"|^(?:nie|niemals|immer)\s+\w+"
+    r"|^wir \w+ (?:\S+ ){0,3}?(?:nur|immer|nie|niemals) (?:über|mit|per|via|auf|in)\b"
     r"|^(?:die )?tests (?:laufen|werden) mit\b",
     re.IGNORECASE,
 )
@@ -174,6 +175,13 @@ _NAMED_FACT = re.compile(
     r"^(?:[Oo]ur|[Tt]his (?:project|repo|crate|package|app)'s) [\w-]+(?: [\w-]+)? (?:is|are|uses|runs on) "
     r"(?:Rust |Python |Node |Go |Java )?(?=[A-Z0-9`]|\S+/)"
     r"|^(?:[Tt]he|[Oo]ur) [\w-]+(?: [\w-]+)? lives? in \S+/"
+    # de / pt / es: "Die Datenbank ist MariaDB 10.11", "O banco é PostgreSQL 15"
+    r"|^(?:[Dd]ie|[Dd]er|[Dd]as|[Uu]nser[e]?) (?:Datenbank|DB|API|CI|Queue|Cache|Frontend|Backend) "
+    r"(?:ist|läuft auf|nutzt|verwendet) (?=[A-Z0-9`])"
+    r"|^(?:[Oo]|[Nn]osso|[Ee]l|[Nn]uestro) (?:banco(?: de dados)?|frontend|backend|cache) "
+    r"(?:é|es|usa|roda em|corre en|está (?:feito|hecho) (?:com|con|em|en)) (?=[A-Z0-9`])"
+    r"|^(?:[Aa]|[Nn]ossa|[Ll]a|[Nn]uestra) (?:base de (?:dados|datos)|API|fila|cola) "
+    r"(?:é|es|usa|roda em|corre en) (?=[A-Z0-9`])"
 )
 """A thing of the project named by a proper value: "our warehouse is Snowflake", "MSRV is Rust 1.74"."""
 _LABEL = re.compile(r"^(?P<label>[\w' -]{2,40}):\s+(?P<rest>\S.*)$")

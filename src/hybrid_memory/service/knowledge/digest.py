@@ -32,14 +32,60 @@ Open: what was left unfinished or unanswered
 Use only what the session says; no preamble."""
 ASKED = 3
 _OPEN = re.compile(
-    r"\b(?:TODO|FIXME|left (?:for|to) (?:later|do)|next steps?|still (?:need|needs|to|failing|fails|broken)|"
-    r"not yet|follow-?up|remaining|pending|later|blocked)\b",
+    r"\b(?:TODO|FIXME)\b|(?i:\b(?:"
+    r"left (?:for|to) (?:later|do)|next steps?(?::| is| are)|"
+    r"still (?:need|needs|to do|failing|fails|broken|open|missing|pending)|"
+    r"not (?:done|finished|implemented|fixed|working) yet|"
+    r"not yet (?:done|finished|implemented|fixed|working|tested|wired|merged|deployed|handled)|"
+    r"(?:needs? a|as a) follow-?up|follow-?ups?:|"
+    r"remaining (?:work|items?|tasks?|issues?|failures?|steps?|todos?)|(?:items?|tasks?|work) remaining|"
+    r"(?:is|are|remains?|left) pending|pending:|"
+    r"(?:for|until) later|(?:do|fix|handle|revisit|address|finish|deal with|come back to|look at)"
+    r"(?: (?:it|this|that|them|those|the rest))? later|"
+    r"(?:am|are|is|'m|'re|'s|still) blocked (?:on|by|until)"
+    r")(?!\w))"
+)
+"""What a session left open, as its own words say it: precise phrases, not every "later" or "pending"
+of ordinary prose ("the export finishes later now", "it applies the pending migrations")."""
+_ASKING = frozenset(
+    # English, Portuguese, Spanish, German
+    """
+    how what which where when why who whom whose
+    como qual quais onde quando porque porquê quem
+    cómo qué cuál cuáles dónde cuándo quién
+    wie was welche welcher welches wo wann warum wer wieso weshalb
+    """.split()  # noqa: SIM905 - a word list reads best as text
+)
+_AUXILIARY = re.compile(
+    r"^(?:can|could|would|will|should|shall|may|do|does|did|is|are|was|were|have|has)"
+    r" (?:you|we|i|it|they|he|she|this|that|there|the)\b",
     re.IGNORECASE,
 )
 _LAST_TURNS = 12
 
 
+def asks(text: str) -> bool:
+    """True for a question: a sentence ending in a question mark, or one with no end mark that opens
+    as a question does ("how do I run it", "can you check", "qual o comando"). A sentence ending in
+    "." or "!" states or asks to do ("When you deploy, migrate first.", "Do not push to main.")."""
+    for sentence in sentences(text):
+        flat = sentence.strip().lstrip("¿¡\"'(")
+        if flat.endswith("?"):
+            return True
+        if flat.endswith((".", "!", ":")):
+            continue
+        first = flat.split(maxsplit=1)
+        if (first and first[0].lower().rstrip(",") in _ASKING) or _AUXILIARY.match(flat):
+            return True
+    return False
+
+
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+"""A pasted log or code block: the request around it is what was asked."""
+
+
 def _asked(prompts: Sequence[str]) -> list[str]:
+    prompts = [" ".join(_FENCED.sub(" […] ", p).split()) for p in prompts]
     weighty = [p for p in prompts if len(content_words(p)) >= 3]
     if not weighty:
         return []
@@ -56,7 +102,7 @@ def _asked(prompts: Sequence[str]) -> list[str]:
 
 def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
     """Files edited, commands with their last outcome, and a test command still failing at the end."""
-    edited: dict[str, None] = {}
+    edited: dict[str, int] = {}
     ran: dict[str, str] = {}
     failing: str | None = None
     for turn in said:
@@ -64,8 +110,10 @@ def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
             found = ACTIVITY.match(line.strip())
             if found is None:
                 continue
-            if found.group("verb") == "edited":
-                edited[found.group("path")] = None
+            if found.group("verb") in ("edited", "not edited"):
+                # An edit refused or interrupted ("not edited") takes back the one its call announced.
+                path = found.group("path")
+                edited[path] = edited.get(path, 0) + (1 if found.group("verb") == "edited" else -1)
             elif found.group("tests"):
                 name = command_name(found.group("test")) or found.group("test")
                 ran[name] = found.group("tests")
@@ -74,7 +122,7 @@ def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
                 ran[command_name(found.group("command"))] = (
                     "failed" if found.group("outcome") == "failed" else "ok"
                 )
-    return list(edited), [f"{c} ({o})" for c, o in ran.items() if c], failing
+    return [p for p, n in edited.items() if n > 0], [f"{c} ({o})" for c, o in ran.items() if c], failing
 
 
 def _open(said: Sequence[Said], failing: str | None) -> list[str]:
@@ -83,8 +131,11 @@ def _open(said: Sequence[Said], failing: str | None) -> list[str]:
         for sentence in sentences(" ".join(ln for ln in turn.text.splitlines() if not ln.startswith("("))):
             if _OPEN.search(sentence) and len(items) < 3:
                 items.append(cut(sentence, 140))
-    if said and said[-1].role == "user" and not said[-1].text.startswith("("):
-        items.append(f"unanswered: {cut(said[-1].text, 120)}")
+    last = said[-1] if said else None
+    # A last message with no reply after it is open only when it asks: a statement or an
+    # instruction the assistant acknowledged ("Noted.", "Done." are not stored) is not.
+    if last is not None and last.role == "user" and not last.text.startswith("(") and asks(last.text):
+        items.append(f"unanswered: {cut(last.text, 120)}")
     return list(dict.fromkeys(items))
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 ENTITY_TAG = "entity:"
 
 ACTIVITY = re.compile(
-    r"^\((?:(?P<verb>edited|read) (?P<path>.+)|tests (?P<tests>passed|failed): (?P<test>.+)"
+    r"^\((?:(?P<verb>edited|not edited|read) (?P<path>.+)|tests (?P<tests>passed|failed): (?P<test>.+)"
     r"|ran (?P<command>.+) → (?P<outcome>ok|failed)(?:: (?P<error>.+))?)\)$"
 )
 _URL = re.compile(r"https?://[^\s)>\]\"'`]+")
@@ -49,6 +49,8 @@ _NOT_TICKETS = frozenset(
 _ISSUE = re.compile(r"\b(?:issue|pr|pull request|ticket|bug)\s+(#\d{1,7})\b", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/.:-])((?:\.{0,2}/)?(?:[\w.@-]+/)+[\w.@-]+\.[A-Za-z0-9]{1,8})\b")
 _QUOTED_FILE = re.compile(r"`([\w.@/-]+\.[A-Za-z][A-Za-z0-9]{0,7})`")
+_RUNNERS = frozenset(["npm", "yarn", "pnpm", "bun", "uv", "poetry", "pipenv", "pdm", "hatch"])
+"""Tools whose ``run`` names what it runs: ``uv run pytest`` is the test run, not ``uv run``."""
 _TWO_WORD = frozenset(
     [
         "git",
@@ -165,7 +167,7 @@ def command_name(command: str) -> str:
         if program in ("python", "python3") and len(words) > 2 and words[1] == "-m":
             return f"python -m {words[2]}"
         rest = [w for w in words[1:] if not w.startswith("-")]
-        if program in ("npm", "yarn", "pnpm", "bun") and rest[:1] == ["run"] and len(rest) > 1:
+        if program in _RUNNERS and rest[:1] == ["run"] and len(rest) > 1:
             return f"{program} run {rest[1]}"
         if program in _TWO_WORD and rest:
             return f"{program} {rest[0]}"
@@ -229,7 +231,9 @@ def mentioned(text: str, *, said_by_user: bool) -> list[Entity]:
     said = _URL.sub(" ", said)
     found.extend(Entity("ticket", t) for t in _TICKET.findall(said) if t.split("-")[0] not in _NOT_TICKETS)
     found.extend(Entity("ticket", f"#{n.lstrip('#')}") for n in _ISSUE.findall(said))
-    paths = {p.lstrip("./") for p in _PATH.findall(said)} | set(_QUOTED_FILE.findall(said))
+    # An absolute path stays whole: "/app/lager/worker.py" in a pasted traceback is not the
+    # project's lager/worker.py, and "app/lager/worker.py" would name a file that does not exist.
+    paths = {p.removeprefix("./") for p in _PATH.findall(said)} | set(_QUOTED_FILE.findall(said))
     found.extend(Entity("file", p) for p in sorted(paths) if not p.startswith(("http", "www.")))
     if said_by_user:
         found.extend(services(said))

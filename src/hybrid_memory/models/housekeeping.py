@@ -1,4 +1,4 @@
-"""What the lifecycle use cases return: pins, the context block, limits, stats, cleanup, tasks."""
+"""What the housekeeping use cases return: pins, the context block, limits, stats, cleanup, tasks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Memory lifecycle: core memory pins, the context block, limits, cleanup, stats, task outcomes."""
+"""Pins, the context block, tasks, limits, cleanup and stats: the housekeeping tools."""
 
 from __future__ import annotations
 
