@@ -128,6 +128,7 @@ VARIANTS.update(
         "before, - dates": _set(speakers=1.0, outcomes=False, dates=0.0),
         "before, + feedback 0.1": _set(speakers=1.0, outcomes=False, feedback=0.1),
         "- speakers": _set(speakers=1.0),
+        "- named speakers": _set(named_speakers=False),
         "- outcomes": _set(outcomes=False),
         "- context channel (new)": _set(context=ChannelConfig(weight=0.0)),
         "- own words first (new)": _set(own_words_first=False),

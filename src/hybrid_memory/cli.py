@@ -251,6 +251,11 @@ def _benchmark_arguments(parser: argparse.ArgumentParser, path_help: str, unit: 
         default=True,
         help="also run the BM25, dense and RRF baselines in this process (default: yes)",
     )
+    parser.add_argument(
+        "--separate-stores",
+        action="store_true",
+        help=f"give each of the {unit} a data dir of its own instead of one shared by all",
+    )
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
@@ -264,6 +269,7 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
         "half": args.half,
         "limit": args.limit,
         "baselines": args.baselines,
+        "separate_stores": args.separate_stores,
     }
     if args.benchmark == "longmemeval":
         report = anyio.run(lambda: evaluate_longmemeval(args.path, items=args.items, **common))

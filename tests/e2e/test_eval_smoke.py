@@ -123,3 +123,73 @@ def test_eval_locomo_prints_tables_and_writes_the_report(tmp_path: Path) -> None
     shown = report["questions"][0]["rankings"]["hybrid-memory, carried turns as turns"]
     assert shown[0] == rankings[0]
     assert set(rankings[:2]) <= set(shown)
+
+
+def _conversation(
+    sample_id: str, speakers: tuple[str, str], texts: list[str], question: str
+) -> dict[str, Any]:
+    turns = [
+        {"speaker": speakers[i % 2], "dia_id": f"D1:{i + 1}", "text": text} for i, text in enumerate(texts)
+    ]
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": speakers[0],
+            "speaker_b": speakers[1],
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": turns,
+        },
+        "qa": [{"question": question, "answer": "-", "evidence": ["D1:1"], "category": 4}],
+    }
+
+
+# The first conversation says "guitar" in every turn; the second says it once and "market" three
+# times. In a store of its own, "guitar" is the second's rarer word; beside the first, "market" is.
+TWO_PROJECTS: list[dict[str, Any]] = [
+    _conversation(
+        "conv-guitars",
+        ("Cat", "Dan"),
+        [f"My guitar lesson number {n} went fine, the guitar teacher was patient." for n in range(1, 25)],
+        "How many guitar lessons did Cat take?",
+    ),
+    _conversation(
+        "conv-market",
+        ("Ann", "Bob"),
+        [
+            "I played guitar all evening.",
+            "Sounds lovely.",
+            "The market was busy today.",
+            "Oh really.",
+            "The market sells fresh fish.",
+            "Nice.",
+            "I walked past the market again.",
+            "Good.",
+        ],
+        "guitar market",
+    ),
+]
+
+
+def _rankings(tmp_path: Path, name: str, *flags: str) -> dict[str, list[str]]:
+    dataset = tmp_path / "two.json"
+    dataset.write_text(json.dumps(TWO_PROJECTS), encoding="utf-8")
+    out = tmp_path / f"{name}.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_MEMORY_", "QDRANT_", "NEO4J_"))}
+    env["HYBRID_MEMORY_EMBEDDING_MODEL_PATH"] = str(model_dir())
+    command = [sys.executable, "-m", "hybrid_memory", "eval", "locomo", str(dataset), "--out", str(out)]
+    done = subprocess.run(
+        [*command, "--no-baselines", *flags], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    return {q["key"]: q["rankings"]["hybrid-memory"] for q in report["questions"]}
+
+
+def test_separate_stores_rank_a_conversation_as_if_it_were_the_only_project(tmp_path: Path) -> None:
+    alone = _rankings(tmp_path, "alone", "--half", "held-out")["conv-market#0"]
+    shared = _rankings(tmp_path, "shared")["conv-market#0"]
+    separate = _rankings(tmp_path, "separate", "--separate-stores")["conv-market#0"]
+
+    assert alone[0] == "D1:1"  # "guitar" is its rarer word: the turn that says it leads
+    assert shared[0] != "D1:1"  # the keyword IDF is the whole store's, the other project's turns too
+    assert separate == alone

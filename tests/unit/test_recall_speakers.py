@@ -1,9 +1,20 @@
+from datetime import UTC, datetime
+
 import pytest
 
-from hybrid_memory.models import Memory, MemoryKind
-from hybrid_memory.service.ranking import Fused
+from hybrid_memory.models import Memory, MemoryKind, Scope
+from hybrid_memory.service.ranking import ChannelHit, Fused
+from hybrid_memory.service.recall import RecallConfig, RecallOptions
 from hybrid_memory.service.recall.outcomes import asks_outcome, last_word_first
-from hybrid_memory.service.recall.speakers import asks_about, only_asks, prefer, replies_to
+from hybrid_memory.service.recall.speakers import (
+    asks_about,
+    author,
+    named_author,
+    only_asks,
+    prefer,
+    replies_to,
+)
+from hybrid_memory.service.recall.state import fuse, plan
 
 
 @pytest.mark.parametrize(
@@ -107,3 +118,62 @@ def test_the_last_word_of_a_thread_takes_the_lead_from_the_turn_that_opened_it()
         ("filler", 0.55),
         ("other", 0.2),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Melanie: I ran a charity race for mental health last Saturday.", "Melanie"),
+        ("O'Neil: sounds good", "O'Neil"),
+        ("I ran a race: it was great.", None),
+        ("melanie: lower case is not a name", None),
+        ("See https://example.com: the docs", None),
+    ],
+)
+def test_a_turn_written_name_colon_text_has_that_author(text: str, name: str | None) -> None:
+    assert author(text) == name
+
+
+@pytest.mark.parametrize(
+    ("query", "authors", "named"),
+    [
+        ("When did Melanie run a charity race?", ["Caroline", "Melanie", None], "Melanie"),
+        ("What do both Melanie and Caroline like?", ["Caroline", "Melanie"], None),
+        ("When did Mel run a charity race?", ["Caroline", "Melanie"], None),
+        ("What did the Note say about billing?", ["Note", "Note"], None),
+        ("Which database did we choose?", ["Caroline", "Melanie"], None),
+    ],
+)
+def test_a_query_names_one_of_two_or_more_authors_as_a_whole_word(
+    query: str, authors: list[str | None], named: str | None
+) -> None:
+    assert named_author(query, authors) == named
+
+
+def _said(i: str, text: str) -> Memory:
+    when = datetime(2023, 5, 8, tzinfo=UTC)
+    return Memory(id=i, kind=MemoryKind.MESSAGE, text=text, project="p", thread_id=i, created_at=when)
+
+
+def test_a_query_naming_a_speaker_puts_what_that_speaker_said_before_another_s_echo_of_it() -> None:
+    query = "When did Melanie run a charity race?"
+    memories = {
+        "echo": _said(
+            "echo", "Caroline: That charity race sounds great, Mel! Raising awareness is rewarding."
+        ),
+        "said": _said("said", "Melanie: I ran a charity race for mental health last Saturday."),
+        "other": _said("other", "Caroline: I went to a support group yesterday."),
+    }
+    channels = {
+        "keyword": [ChannelHit("echo", 1, 9.0), ChannelHit("said", 2, 8.0), ChannelHit("other", 3, 1.0)],
+        "dense": [ChannelHit("echo", 1, 0.7), ChannelHit("said", 2, 0.6), ChannelHit("other", 3, 0.2)],
+    }
+    ranked = {}
+    for on in (True, False):
+        config = RecallConfig(named_speakers=on)
+        state = plan(Scope(project="p"), query, RecallOptions(), datetime(2026, 1, 1, tzinfo=UTC), config)
+        state.channels, state.memories = channels, dict(memories)
+        fuse(state, config)
+        ranked[on] = [f.id for f in state.fused]
+    assert ranked[True] == ["said", "echo", "other"]
+    assert ranked[False] == ["echo", "said", "other"]

@@ -66,12 +66,16 @@ async def _run_item(
         run.rankings[item.id] = ranked_turns(found["results"])
 
 
-async def server_run(items: list[Item], *, model_path: Path | None, limit: int) -> RetrieverRun:
+async def server_run(
+    items: list[Item], *, model_path: Path | None, limit: int, separate_stores: bool = False
+) -> RetrieverRun:
+    """Every item through a fresh server, all in one data dir or (``separate_stores``) each in its own."""
     run = RetrieverRun(name=SERVER_RUN, ingest_s=0.0)
     with tempfile.TemporaryDirectory(prefix="hybrid-memory-longmemeval-") as tmp:
         for number, item in enumerate(items, 1):
             try:
-                await _run_item(item, Path(tmp), model_path, limit, run)
+                data_dir = Path(tmp) / item.id if separate_stores else Path(tmp)
+                await _run_item(item, data_dir, model_path, limit, run)
             except Exception as exc:
                 raise EvaluationError(
                     f"{item.id}: the server failed ({exc}); its own error is printed above"
@@ -88,11 +92,16 @@ async def evaluate_longmemeval(
     half: str | None = None,
     limit: int = 20,
     baselines: bool = True,
+    separate_stores: bool = False,
 ) -> dict[str, Any]:
     """The server over stdio, then BM25 and dense baselines over the same turns in this process."""
     dataset = load_longmemeval(path, items=items, half=half)
     logger.info("LongMemEval: %d items, %d turns", len(dataset), sum(len(i.turns) for i in dataset))
-    runs = [await server_run(dataset, model_path=embedding.model_path, limit=limit)]
+    runs = [
+        await server_run(
+            dataset, model_path=embedding.model_path, limit=limit, separate_stores=separate_stores
+        )
+    ]
     if baselines:
         from hybrid_memory.evaluation.baselines import baseline_runs, item_haystacks
 

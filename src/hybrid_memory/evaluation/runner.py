@@ -6,7 +6,9 @@ protocol, the tool layer and the process boundary.
 
 Each conversation gets its own server process and its own project scope
 (``HYBRID_MEMORY_PROJECT=<conversation id>``), all in one temporary data dir, so
-the scope filter is exercised as the store grows. Per conversation:
+the scope filter is exercised as the store grows; the keyword channels' IDF is the
+whole store's, every conversation in it. ``separate_stores`` gives each conversation a
+data dir of its own instead, as if it were the only project. Per conversation:
 
 1. a first ``recall_memory`` loads the model (timed as start-up, not as a query);
 2. each session is one ``remember_thread`` call: thread ``session_<n>``, one
@@ -197,7 +199,9 @@ def _protocol_error(exc: BaseException) -> MCPError | None:
     return None
 
 
-async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -> list[RetrieverRun]:
+async def server_run(
+    dataset: Dataset, *, model_path: Path | None, limit: int, separate_stores: bool = False
+) -> list[RetrieverRun]:
     """Every conversation through a fresh ``hybrid-memory serve`` over stdio; the rankings and timings.
 
     Two runs of the same answers: the hits as ranked, and the turns shown (``CARRIED_RUN``).
@@ -208,7 +212,8 @@ async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -
     with tempfile.TemporaryDirectory(prefix="hybrid-memory-locomo-") as tmp:
         for conv in dataset.conversations:
             try:
-                await _run_conversation(conv, Path(tmp), model_path, limit, (run, carried), tally)
+                data_dir = Path(tmp) / conv.id if separate_stores else Path(tmp)
+                await _run_conversation(conv, data_dir, model_path, limit, (run, carried), tally)
             except Exception as exc:
                 lost = _protocol_error(exc)
                 if lost is None:
@@ -219,6 +224,7 @@ async def server_run(dataset: Dataset, *, model_path: Path | None, limit: int) -
     run.details = {
         "transport": "stdio",
         "limit": limit,
+        "separate_stores": separate_stores,
         "ingest": dict(tally.ingest),
         "results": dict(tally.results),
         "messages_without_message_id": tally.results["message without message_id"],
@@ -240,6 +246,7 @@ async def evaluate_locomo(
     half: str | None = None,
     limit: int = 20,
     baselines: bool = True,
+    separate_stores: bool = False,
 ) -> dict[str, Any]:
     """The whole benchmark: the server over stdio, then the baselines in this process; the report.
 
@@ -253,7 +260,9 @@ async def evaluate_locomo(
         len(dataset.questions),
         {k: v for k, v in dataset.repair.as_dict().items() if k != "examples"},
     )
-    runs = await server_run(dataset, model_path=embedding.model_path, limit=limit)
+    runs = await server_run(
+        dataset, model_path=embedding.model_path, limit=limit, separate_stores=separate_stores
+    )
     if baselines:
         from hybrid_memory.evaluation.baselines import baseline_runs, locomo_haystacks
 

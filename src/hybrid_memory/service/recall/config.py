@@ -92,6 +92,8 @@ class RecallConfig(BaseModel):
     """A question about what was chosen or decided takes a thread's last word first (``outcomes``)."""
     speakers: float = Field(default=0.5, ge=0, le=1)
     """Relevance kept by turns of the speaker a query does not ask about (``speakers.asks_about``); 1: off."""
+    named_speakers: bool = True
+    """A query naming one author of turns written "Name: text" prefers that author's turns."""
     feedback: float = Field(default=0.0, ge=0, le=1)
     """Weight of a term borrowed from the best hits for a second keyword search (``feedback``); 0: off."""
     feedback_docs: int = Field(default=5, ge=1, le=50)

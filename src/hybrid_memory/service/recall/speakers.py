@@ -9,6 +9,10 @@ Two facts about any conversation, read from the words alone:
   ("what did you recommend?") asks for the assistant's turns. A question in neither person
   ("when did Caroline go to the support group?", "which database did we choose?") prefers
   no speaker.
+- A question that names one of the people a conversation's turns are written by ("what did
+  Caroline research?", where turns read "Caroline: ..." and "Melanie: ...") asks for what that
+  person said: another speaker's reply that repeats the words ("That charity race sounds great,
+  Mel!") is not the evidence.
 - A turn that only asks ("What's your favourite book?") states nothing, so the reply after it
   may take its place; a turn that says something and then asks ("I moved to Lisbon last
   week. Any tips for finding a dentist?") is itself the evidence, and keeps it.
@@ -17,7 +21,7 @@ Two facts about any conversation, read from the words alone:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.service import ranking
@@ -62,6 +66,37 @@ def asks_about(query: str) -> str | None:
     return None
 
 
+# A transcript's turn written "Name: text" (a chat log, a meeting transcript, an import).
+_AUTHOR = re.compile(r"([A-Z][\w'.-]{0,39}): \S")
+
+
+def author(text: str) -> str | None:
+    """The name a turn written ``"Name: text"`` starts with, else None."""
+    found = _AUTHOR.match(text)
+    return found.group(1) if found else None
+
+
+def named_author(query: str, authors: Iterable[str | None]) -> str | None:
+    """The one author among ``authors`` that ``query`` names (a whole word, as written), else None.
+
+    Only among two authors or more: a store whose turns all start "Note: ..." names no speaker.
+    """
+    distinct = {a for a in authors if a}
+    if len(distinct) < 2:
+        return None
+    named = [a for a in distinct if re.search(rf"\b{re.escape(a)}\b", query)]
+    return named[0] if len(named) == 1 else None
+
+
+def prefer_author(
+    fused: Sequence[ranking.Fused], author_of: Mapping[str, str | None], name: str, factor: float
+) -> list[ranking.Fused]:
+    """Turns another named author wrote keep ``factor`` x their relevance; everything else stays."""
+    return prefer(
+        fused, {i: "other" if a not in (None, name) else None for i, a in author_of.items()}, "", factor
+    )
+
+
 def only_asks(text: str) -> bool:
     """Whether a turn asks ("...?") without stating anything of its own."""
     if not text.rstrip().endswith("?"):
@@ -77,7 +112,7 @@ def prefer(
     fused: Sequence[ranking.Fused], role_of: Mapping[str, str | None], speaker: str, factor: float
 ) -> list[ranking.Fused]:
     """Turns of the other speaker keep ``factor`` x their relevance; everything else stays."""
-    other = ASSISTANT if speaker == USER else USER
+    other = {USER: ASSISTANT, ASSISTANT: USER}.get(speaker, "other")
     out = [
         ranking.Fused(f.id, factor * f.relevance, f.ranks, f.scores) if role_of.get(f.id) == other else f
         for f in fused

@@ -155,6 +155,13 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
         if speaker == speakers.USER:
             # What the user said takes the place of the reply that echoes it (answers first, reversed).
             state.fused = ranking.answers_first(state.fused, speakers.replies_to(state.memories, speaker))
+    elif config.named_speakers and config.speakers < 1.0:
+        authors = {
+            i: speakers.author(m.text) for i, m in state.memories.items() if m.kind is MemoryKind.MESSAGE
+        }
+        name = speakers.named_author(state.query, authors.values())
+        if name is not None:
+            state.fused = speakers.prefer_author(state.fused, authors, name, config.speakers)
     named = dates.periods(state.query) if config.dates > 0 else []
     if named:
         inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
