@@ -1,7 +1,7 @@
 """Build the packaged int8 all-MiniLM-L6-v2 from its fp32 ONNX export, reproducibly.
 
     .venv/bin/pip install -e ".[build]"
-    .venv/bin/python scripts/build_int8_model.py /work/shared/models/all-MiniLM-L6-v2-onnx
+    .venv/bin/python scripts/build_int8_model.py ../shared/models/all-MiniLM-L6-v2-onnx
 
 Writes ``src/hybrid_memory/embeddings/model/``: ``model.onnx`` (the weights of every
 MatMul and the token-embedding table quantized to unsigned int8, one scale per output

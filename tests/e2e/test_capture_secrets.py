@@ -60,7 +60,7 @@ def _line(uuid: str, role: str, content: object) -> str:
         "type": role,
         "uuid": uuid,
         "timestamp": "2026-11-20T10:00:00.000Z",
-        "cwd": "/work/uploader",
+        "cwd": "/home/dev/uploader",
         "sessionId": SESSION,
         "message": {"role": role, "content": content},
     }
