@@ -87,3 +87,29 @@ def test_every_shape_imports_once_and_no_scaffolding_is_stored(tmp_path: Path, d
         "5f3e2d1c-0b9a-4c8d-8e7f-6a5b4c3d2e10",
         "019a7b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
     }
+
+
+WANDERING = FIXTURES.parent / "wandering"
+
+
+def test_a_redacted_date_and_an_agent_that_wandered_import_whole_into_the_project_it_started_in(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    done = _run(data_dir, "import-transcript", str(WANDERING))
+    assert done.stdout.splitlines()[0] == "imported 2 sessions: 11 messages stored, 0 already remembered"
+    assert "messages with an unreadable timestamp, dated by their neighbours or the file: 3" in done.stdout
+    assert "3 unreadable timestamps dated by their neighbours" in done.stderr
+
+    messages = [m for m in _exported(data_dir, tmp_path) if m["kind"] == "message"]
+    projects = {str(m["thread_id"]): set() for m in messages}
+    for m in messages:
+        projects[str(m["thread_id"])].add(str(m["project"]))
+    assert projects == {
+        "a3d91e07-5c2b-4f18-9e6a-0b7c4d2e8f13": {"/home/u/Projects/weather-cli"},
+        "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374": {"/home/u/Documents/Claude"},
+    }
+    redacted = [m for m in messages if m["thread_id"] == "a3d91e07-5c2b-4f18-9e6a-0b7c4d2e8f13"]
+    assert {str(m["created_at"])[:10] for m in redacted} == {"2026-01-14"}
+    texts = "\n".join(str(m["text"]) for m in messages)
+    for echo in ("Unknown skill", "permission check failed", "ralph-loop"):
+        assert echo not in texts

@@ -8,7 +8,7 @@ from typing import Any
 
 from hybrid_memory.integrations.capture import _Said, _save, _start
 from hybrid_memory.integrations.config import HookConfig
-from hybrid_memory.integrations.transcript import Message, clean, parse_lines, read_from
+from hybrid_memory.integrations.transcript import Message, clean, parse_lines, read_from, started_in
 
 CWD = "/home/ada/work/ledger"
 
@@ -319,3 +319,48 @@ def test_a_rule_stated_again_is_captured_again_to_reinforce_its_note(tmp_path: P
     assert len(said.worth_storing([Message("u1", "user", rule, None)])) == 1
     said.save()
     assert len(_Said(config, tmp_path).worth_storing([Message("u9", "user", rule, None)])) == 1
+
+
+WANDERING = Path(__file__).parents[1] / "fixtures" / "wandering"
+REDACTED = WANDERING / "a3d91e07-5c2b-4f18-9e6a-0b7c4d2e8f13.jsonl"
+DRIFTING = WANDERING / "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374.jsonl"
+
+
+def test_an_unreadable_timestamp_takes_its_neighbours_time_and_is_counted() -> None:
+    reading = read_from(REDACTED, 0)
+    assert [m.created_at for m in reading.messages] == [
+        "2026-01-14T04:56:20.101Z",  # the first has no time before it: the one after it
+        "2026-01-14T04:56:20.101Z",
+        "2026-01-14T04:56:20.101Z",
+        "2026-01-14T04:56:20.101Z",
+        "2026-01-14T04:58:40.000Z",
+    ]
+    assert reading.undated == 3
+
+
+def test_a_transcript_with_no_readable_time_at_all_takes_the_files(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    entry = json.loads(_entry("user", "u-01", "Tokens expire after 15 minutes."))
+    entry["timestamp"] = "[REDACTED]"
+    path.write_text(json.dumps(entry) + "\n")
+    [message] = read_from(path, 0).messages
+    assert message.created_at is not None
+    assert message.created_at.startswith("20")
+
+
+def test_a_session_stays_in_the_directory_it_started_in_when_its_agent_moves() -> None:
+    reading = read_from(DRIFTING, 0)
+    assert reading.cwd == "/home/u/Documents/Claude"
+    assert started_in(DRIFTING) == "/home/u/Documents/Claude"
+    # A file the agent wrote from the subfolder is named from where the session started.
+    assert "(edited agents/reviewer.md)" in [m.text for m in reading.messages]
+
+
+def test_claude_codes_echoes_of_a_command_are_not_the_users_words() -> None:
+    texts = [m.text for m in read_from(DRIFTING, 0).messages if m.role == "user"]
+    assert texts == [
+        "Set up a folder for my agent prompts and keep everything within the claude dir, dont use /tmp.",
+        "Write a reviewer agent prompt into agents/reviewer.md that checks diffs for missing tests.",
+    ]
+    assert clean("Unknown skill: ralph-loop") == ""
+    assert clean('Bash command permission check failed for pattern "rm -rf x": needs approval') == ""

@@ -130,7 +130,7 @@ def capture(
     with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, wait) as ours:
         if not ours:
             raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
-        reading = read_from(transcript, _start(transcript, state_file))
+        reading = read_from(transcript, _start(transcript, state_file), str(cwd))
         with_code(reading.messages, cwd)
         said = _Said(config, cwd)
         messages = said.worth_storing(reading.messages)

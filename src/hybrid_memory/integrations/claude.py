@@ -105,7 +105,7 @@ def entry(state: Pass, line: dict[str, Any]) -> None:
     lines = [t for t in (clean(t) for t in texts(content)) if t]
     turn = message.get("id") if kind == "assistant" and isinstance(message.get("id"), str) else None
     if kind == "assistant":
-        lines.extend(_tool_uses(state, content, cwd))
+        lines.extend(_tool_uses(state, content, state.home or cwd))
     else:
         if any(t.lstrip().startswith(CONTINUATION) for t in texts(content)):
             state.skip("compaction summary")

@@ -70,6 +70,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     config = HookConfig.from_env()._replace(data_dir=settings.data_dir, timeout_s=120.0)
     sessions = stored = unchanged = 0
     skipped: dict[str, int] = {}
+    undated = 0
     subagents: list[Path] = []
     for transcript in _transcripts(args.paths):
         if _is_subagent(transcript):
@@ -88,6 +89,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         for kind, n in done.skipped.items():
             skipped[kind] = skipped.get(kind, 0) + n
         lines = f"; lines skipped: {_counts(done.skipped)}" if done.skipped else ""
+        if whole.undated:
+            undated += whole.undated
+            lines += f"; {whole.undated} unreadable timestamps dated by their neighbours"
         print(
             f"{session}: {done.messages} messages ({done.stored} stored) from {whole.cwd}{lines}",
             file=sys.stderr,
@@ -102,4 +106,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"imported {sessions} sessions: {stored} messages stored, {unchanged} already remembered")
     if skipped:
         print(f"lines that were no message, skipped: {_counts(skipped)}")
+    if undated:
+        print(f"messages with an unreadable timestamp, dated by their neighbours or the file: {undated}")
     return 0

@@ -111,9 +111,12 @@ def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] 
 
 def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
     from hybrid_memory.integrations import pending
+    from hybrid_memory.integrations.transcript import started_in
 
     transcript = _transcript(payload)
-    session_id, cwd = payload["session_id"], _cwd(payload)
+    # The session's project is where it started: an agent that cd'd into a subfolder does not move it.
+    home = started_in(transcript)
+    session_id, cwd = payload["session_id"], Path(home) if home else _cwd(payload)
     pending.keep(config, session_id, transcript, cwd)  # before trying: a failure cannot lose it
     if not config.detach:
         pending.attempt(config, session_id, lock_timeout_s=config.timeout_s)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import PureWindowsPath
 from typing import Any
 
@@ -57,6 +58,12 @@ _NOTICES = (
     "Possibly relevant memory from earlier sessions (cite as [memory:",
     # Codex CLI's AGENTS.md, sent as a user message.
     "# AGENTS.md instructions for ",
+    # Claude Code's answers to a slash command or a "!" command it refused, echoed as the user's turn.
+    "Unknown skill: ",
+    "Unknown slash command: ",
+    "Unknown command: ",
+    "Bash command permission check failed",
+    "Error: Bash command permission check failed",
 )
 CONTINUATION = "This session is being continued from a previous conversation"
 """How a compaction's summary begins: scaffolding for the model, never stored."""
@@ -94,11 +101,15 @@ class Reading:
     """Byte offset just after the last complete line read."""
     first_prompt: str | None = None
     cwd: str | None = None
-    """The session's working directory; a Windows one in POSIX form (``C:\\a\\b`` as ``/c/a/b``)."""
+    """The directory the session started in (its first entry's), not one its agent moved to later; a
+    Windows one in POSIX form (``C:\\a\\b`` as ``/c/a/b``)."""
     session_id: str | None = None
     """The session the file records, as hooks name it: Claude Code's ``sessionId``, Codex's session id."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Lines that gave no message, by kind (``progress``, ``summary``, ``not JSON``, ``sidechain``, …)."""
+    undated: int = 0
+    """Messages whose timestamp could not be read (redacted, malformed): dated by their neighbours or the
+    file's time instead."""
 
 
 def clean(text: str) -> str:
@@ -140,8 +151,10 @@ def derived_id(*parts: str) -> str:
 class Pass:
     """The state of one read: the messages so far, the skipped lines, the turns still open."""
 
-    def __init__(self) -> None:
+    def __init__(self, home: str | None = None) -> None:
         self.reading = Reading()
+        self.home = home
+        """The directory the session started in, as its lines name it: files are named relative to it."""
         self.offset = 0
         """The byte offset of the line being read."""
         self.tests: dict[str, str] = {}
@@ -153,14 +166,18 @@ class Pass:
         self.sessions: list[str] = []
         self.edited: list[str] = []
         """Files edited since the last message added: they go to the next one."""
+        self.undated: list[Message] = []
+        """Messages whose timestamp was missing or unreadable, dated when the pass ends (:meth:`date`)."""
         self._turns: dict[str, Message] = {}
 
     def skip(self, kind: str) -> None:
         self.reading.skipped[kind] = self.reading.skipped.get(kind, 0) + 1
 
     def saw(self, cwd: Any = None, session: Any = None) -> None:
-        if isinstance(cwd, str) and cwd:
+        # The first directory stays the session's: an agent that cd's elsewhere does not move it.
+        if isinstance(cwd, str) and cwd and self.reading.cwd is None:
             self.reading.cwd = posix_path(cwd)
+            self.home = self.home or cwd
         if isinstance(session, str) and session and session not in self.sessions:
             self.sessions.append(session)
             self.reading.session_id = self.reading.session_id or session
@@ -178,8 +195,43 @@ class Pass:
         text = "\n".join(lines)
         if role == "user" and self.reading.first_prompt is None:
             self.reading.first_prompt = text
-        message = Message(message_id, role, text, stamp if isinstance(stamp, str) else None, self.edited)
+        message = Message(message_id, role, text, readable_time(stamp), self.edited)
+        if message.created_at is None:
+            self.undated.append(message)
         self.edited = []
         self.reading.messages.append(message)
         if turn:
             self._turns[turn] = message
+
+    def date(self, fallback: str | None) -> None:
+        """Give each undated message the time of the message before it, else the one after it, else
+        ``fallback`` (the file's time); each one counted in :attr:`Reading.undated`."""
+        if not self.undated:
+            return
+        undated = {id(m) for m in self.undated}
+        messages = self.reading.messages
+        after: list[str | None] = []
+        known: str | None = None
+        for message in reversed(messages):
+            after.append(known)
+            known = message.created_at or known
+        after.reverse()
+        before: str | None = None
+        for message, later in zip(messages, after, strict=True):
+            if id(message) in undated:
+                message.created_at = before or later or fallback
+            before = message.created_at or before
+        self.reading.undated += len(self.undated)
+        self.undated = []
+
+
+def readable_time(stamp: Any) -> str | None:
+    """``stamp`` when it is an ISO 8601 date and time ("2026-01-05T04:56:12.345Z"); None when it is
+    missing or unreadable (a published transcript with its dates redacted: "[REDACTED]T04:56:12Z")."""
+    if not isinstance(stamp, str) or not stamp.strip():
+        return None
+    try:
+        datetime.fromisoformat(stamp.strip())
+    except ValueError:
+        return None
+    return stamp.strip()

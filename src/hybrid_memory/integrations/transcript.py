@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hybrid_memory.integrations import claude, codex
 from hybrid_memory.integrations.codex import CODEX_TEXT
 from hybrid_memory.integrations.reading import Message, Pass, Reading, clean
 
-__all__ = ["CODEX_TEXT", "Message", "Reading", "clean", "parse_lines", "read_from"]
+__all__ = ["CODEX_TEXT", "Message", "Reading", "clean", "parse_lines", "read_from", "started_in"]
 
 
 def _read(state: Pass, raw: bytes) -> None:
@@ -44,13 +45,14 @@ def _read(state: Pass, raw: bytes) -> None:
         state.skip("malformed")  # a shape no version wrote: that line, not the file, is lost
 
 
-def _pass(lines: Iterable[bytes], start: int) -> Pass:
-    state = Pass()
+def _pass(lines: Iterable[bytes], start: int, file_time: str | None = None, home: str | None = None) -> Pass:
+    state = Pass(home)
     state.offset = start
     for raw in lines:
         _read(state, raw)
         state.offset += len(raw) + 1
     state.reading.end = state.offset
+    state.date(file_time)
     return state
 
 
@@ -59,13 +61,31 @@ def parse_lines(lines: Iterable[bytes], start: int = 0) -> Reading:
     return _pass(lines, start).reading
 
 
-def read_from(path: Path, offset: int) -> Reading:
-    """The messages of the complete lines after byte ``offset``; a partial last line waits for the next."""
+def _file_time(path: Path) -> str:
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def started_in(path: Path, *, max_lines: int = 200) -> str | None:
+    """The directory the session of ``path`` started in: the first working directory its lines name
+    (in POSIX form), read from the start; None when the first ``max_lines`` name none."""
+    state = Pass()
+    with path.open("rb") as f:
+        for _, raw in zip(range(max_lines), f, strict=False):
+            _read(state, raw.rstrip(b"\n"))
+            if state.reading.cwd is not None:
+                return state.reading.cwd
+    return None
+
+
+def read_from(path: Path, offset: int, home: str | None = None) -> Reading:
+    """The messages of the complete lines after byte ``offset``; a partial last line waits for the next.
+    ``home``: the directory the session started in (files are named relative to it), when the read
+    starts past the lines that say so."""
     with path.open("rb") as f:
         f.seek(offset)
         data = f.read()
     complete = data.rfind(b"\n") + 1
-    state = _pass(data[:complete].split(b"\n")[:-1], offset)
+    state = _pass(data[:complete].split(b"\n")[:-1], offset, _file_time(path), home)
     reading = state.reading
     for session in state.sessions:  # the file's own session, when it records several (resumed, forked)
         if path.stem == session or path.stem.endswith(f"-{session}"):
