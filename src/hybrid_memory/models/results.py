@@ -164,6 +164,11 @@ class NoteResult(Note):
         default=None, description="cosine similarity to the existing note when duplicate"
     )
     redacted: int = Field(default=0, description="secrets replaced by [REDACTED:...] before storing")
+    supersedes: str | None = Field(
+        default=None,
+        description="the id of a live note alike but for a value, which this one updates (now closed)",
+    )
+    was: str | None = Field(default=None, description="the value the superseded note held")
     pinned: bool = False
     private: bool = False
     expires_at: datetime | None = None

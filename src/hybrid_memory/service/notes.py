@@ -28,6 +28,8 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import _validate
 from hybrid_memory.service.drafts import NoteDraft, NoteUpdate
+from hybrid_memory.service.knowledge import values
+from hybrid_memory.service.knowledge.values import Change
 from hybrid_memory.service.limits import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
@@ -35,6 +37,8 @@ from hybrid_memory.service.successors import CLOSING_RELATIONS, successors
 
 NEAR_DUPLICATE_SIMILARITY = 0.95
 """create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
+UPDATE_SIMILARITY = 0.8
+"""A live note at least this close that says the same but for a value is updated (superseded)."""
 
 
 @dataclass(frozen=True)
@@ -119,16 +123,23 @@ class Notes:
             }
         )
 
-    async def _near_duplicate(self, scope: Scope, dense: list[float]) -> tuple[Note, Memory, float] | None:
-        """The live note of ``scope`` closest to ``dense``, when at least NEAR_DUPLICATE_SIMILARITY."""
+    async def _match(self, scope: Scope, plan: NotePlan) -> tuple[Note, Memory, float, Change | None] | None:
+        """The closest live note of ``scope`` that ``plan`` updates (alike but for a value, at least
+        UPDATE_SIMILARITY) or repeats (at least NEAR_DUPLICATE_SIMILARITY, no value changed)."""
         flt = MemoryFilter(scope=scope, kinds=[MemoryKind.NOTE])
-        for hit in await self.stores.vectors.search_dense(dense, flt, 5):
-            if hit.score < NEAR_DUPLICATE_SIMILARITY:
+        hits = [
+            h for h in await self.stores.vectors.search_dense(plan.dense, flt, 5) if h.memory.valid_to is None
+        ]
+        found = {n.id: n for n in await self.stores.graph.get_notes(scope, [h.memory.id for h in hits])}
+        for hit in hits:
+            note = found.get(hit.memory.id)
+            if hit.score < UPDATE_SIMILARITY:
                 return None
-            if hit.memory.valid_to is None:
-                notes = await self.stores.graph.get_notes(scope, [hit.memory.id])
-                if notes:
-                    return notes[0], hit.memory, hit.score
+            if note is None or note.valid_to is not None:
+                continue
+            changed = values.change(note.content, plan.note.content)
+            if changed is not None or hit.score >= NEAR_DUPLICATE_SIMILARITY:
+                return note, hit.memory, hit.score, changed
         return None
 
     async def prepare(self, scope: Scope, draft: NoteDraft) -> NotePlan:
@@ -152,26 +163,35 @@ class Notes:
         memory = self._memory(note, private=draft.private, expires_at=expires_at)
         return NotePlan(note, memory, dense, cleaned.count, draft.force)
 
-    async def _duplicate(self, scope: Scope, plan: NotePlan) -> tuple[Note, Memory, float] | None:
-        return None if plan.force else await self._near_duplicate(scope, plan.dense)
+    async def _duplicate(
+        self, scope: Scope, plan: NotePlan
+    ) -> tuple[Note, Memory, float, Change | None] | None:
+        return None if plan.force else await self._match(scope, plan)
 
     async def pending(self, scope: Scope, plan: NotePlan) -> Memory | None:
         """The memory :meth:`create` would add for ``plan``; None when it would return a near-duplicate."""
-        return None if await self._duplicate(scope, plan) is not None else plan.memory
+        found = await self._duplicate(scope, plan)
+        return None if found is not None and found[3] is None else plan.memory
 
     async def create(self, scope: Scope, plan: NotePlan, summarizer: Summarizer | None = None) -> NoteResult:
-        """A note in the graph and its searchable copy; a live near-duplicate is returned instead."""
+        """A note in the graph and its searchable copy; a live near-duplicate is returned instead, and a
+        live note alike but for a value ("15 minutes" where this says "30 minutes") is superseded by it."""
         found = await self._duplicate(scope, plan)
-        if found is not None:
-            existing, memory, similarity = found
+        if found is not None and found[3] is None:
+            existing, memory, similarity, _ = found
             return self._result(
                 existing, memory, duplicate=True, similarity=round(similarity, 4), redacted=plan.redacted
             )
         await self.stores.graph.upsert_note(plan.note)
         await self.stores.indexer.store([plan.memory], dense=[plan.dense])
+        updated: dict[str, object] = {}
+        if found is not None and (changed := found[3]) is not None:
+            older = found[0]
+            await self.link(scope, from_id=plan.note.id, to_id=older.id, relation=Relation.SUPERSEDES)
+            updated = {"supersedes": older.id, "was": changed.was}
         evicted = await self.lifecycle.enforce(scope, summarizer)
         del evicted  # the note itself may be among them only if every other memory is pinned
-        return self._result(plan.note, plan.memory, redacted=plan.redacted)
+        return self._result(plan.note, plan.memory, redacted=plan.redacted, **updated)
 
     async def update(self, scope: Scope, note_id: str, change: NoteUpdate) -> NoteResult:
         note = await self.get(scope, note_id)

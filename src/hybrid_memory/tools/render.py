@@ -155,6 +155,7 @@ def note_result_text(result: NoteResult) -> str:
         "force=true stores anyway"
         if result.duplicate and result.similarity is not None
         else None,
+        f"updated: was {result.was}; note {result.supersedes} superseded" if result.supersedes else None,
         f"{result.redacted} secrets redacted" if result.redacted else None,
         "pinned" if result.pinned else None,
         "private" if result.private else None,

@@ -86,6 +86,9 @@ class Curator:
             (existing if note.duplicate else created).append(note.id)
             if note.duplicate:
                 continue
+            if note.supersedes is not None:  # create_note saw a value changed: the older note is closed
+                superseded.append(note.supersedes)
+                continue
             for old, similarity in await self._similar(scope, note, set(created)):
                 verdict = judge(old, note, similarity)
                 if verdict is not None and verdict.action == "supersede" and verdict.keep.id == note.id:
