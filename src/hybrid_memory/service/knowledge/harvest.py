@@ -40,9 +40,17 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service._validate import MAX_TAGS
 from hybrid_memory.service.drafts import DryRun, NoteDraft
-from hybrid_memory.service.knowledge import consolidate
+from hybrid_memory.service.knowledge import changes, consolidate
 from hybrid_memory.service.knowledge._text import content_words, words
-from hybrid_memory.service.knowledge.cues import CAPTURED, Cue, Said, cues, key
+from hybrid_memory.service.knowledge.cues import (
+    CAPTURED,
+    MAX_MESSAGE_CHARS,
+    MAX_SENTENCE_CHARS,
+    Cue,
+    Said,
+    cues,
+    key,
+)
 from hybrid_memory.service.knowledge.distill import SOURCE_TAG
 from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
 from hybrid_memory.service.notes import NotePlan
@@ -116,12 +124,19 @@ class Harvester:
         done = Harvest(cues=cues(said), private=any(m.private for m in turns))
         session = await self._session(scope, writer, thread_id, said, done)
         note_ids: dict[str, str] = {}
+        by_user = {t.id for t in said if t.role == "user"}
+        users_values = {
+            v for c in done.cues if by_user & set(c.sources) for v in consolidate.values(c.content)
+        }
         for cue in done.cues:
+            if not by_user & set(cue.sources) and changes.restates(cue.content, users_values):
+                continue  # the assistant saying back what the user said: the user's words are the note
             note_id = await self._note(scope, writer, thread_id, cue, done)
             # Only a note made or stated again now gains links: reading old turns again adds none.
             if note_id is not None and note_id in {*done.created, *done.reinforced}:
                 note_ids[cue.content] = note_id
                 await self._link(scope, writer, note_id, session, Relation.PART_OF, done)
+        await self._in_passing(scope, writer, thread_id, said, note_ids, done)
         by_key: dict[str, tuple[Entity, list[str]]] = {}
         for turn in said:
             for entity in mentioned(turn.text, said_by_user=turn.role == "user"):
@@ -229,6 +244,59 @@ class Harvester:
             done.superseded.append(old.id)
             done.links += 1
         return note_id
+
+    async def _in_passing(
+        self,
+        scope: Scope,
+        writer: HarvestWriter,
+        thread_id: str,
+        said: Sequence[Said],
+        note_ids: dict[str, str],
+        done: Harvest,
+    ) -> None:
+        """A move said anywhere ("Heads-up: we moved billing from Postgres 16 to …", "btw Redis is gone",
+        in the assistant's confirmation too) supersedes the live notes stating what it replaced; the
+        sentence becomes a decision note of its own when no cue made one."""
+        for turn in said:
+            if turn.role not in ("user", "assistant") or len(turn.text) > MAX_MESSAGE_CHARS:
+                continue
+            for sentence in changes.prose(turn.text):
+                found = changes.moves(sentence)
+                if not found or len(sentence) > MAX_SENTENCE_CHARS:
+                    continue
+                content = changes.tidy(sentence)
+                stated = next(
+                    (i for c, i in note_ids.items() if key(c) in key(content) or key(content) in key(c)), None
+                )
+                note_id = stated or stable_id(scope, "decision", key(content))
+                draft = NoteDraft(
+                    content=content,
+                    type=NoteType.DECISION,
+                    tags=_cite([CAPTURED, "decision"], [turn.id]),
+                    importance=IMPORTANCE["decision"],
+                    thread_id=thread_id,
+                )
+                plan = await self._plan(scope, writer, note_id, draft, private=done.private)
+                near = await self._near(scope, plan.dense, None, NEIGHBOURS * 4)
+                old = [
+                    n
+                    for n, _ in near
+                    if n.id != note_id
+                    and n.id not in note_ids.values()
+                    and n.type in (NoteType.DECISION, NoteType.FACT, NoteType.PREFERENCE)
+                    and any(changes.moved_from(move, n.content) for move in found)
+                ]
+                if not old:
+                    continue
+                if not await self._graph.get_notes(scope, [note_id]):
+                    await writer.create_note(scope, plan)
+                    done.created.append(note_id)
+                for note in old:
+                    await writer.create_link(
+                        scope, from_id=note_id, to_id=note.id, relation=Relation.SUPERSEDES
+                    )
+                    done.superseded.append(note.id)
+                    done.links += 1
 
     async def _changed(
         self, scope: Scope, cue: Cue, plan: NotePlan, similar: list[tuple[Note, float]]
