@@ -58,10 +58,10 @@ def test_moves_said_in_passing_supersede_and_a_restatement_makes_no_note(
             [
                 Turn(
                     "We use Postgres 16 for billing, not MySQL. Tests run with `make test`. "
-                    "Never push to main directly. Auth tokens expire after 15 minutes in the deploy pipeline. "
-                    "Our job queue runs on RabbitMQ.",
-                    "Understood: billing stays on Postgres 16, I run `make test`, and changes go through pull "
-                    "requests, never straight to main.",
+                    "Never push to main directly. "
+                    "Auth tokens expire after 15 minutes in the deploy pipeline. Our job queue runs on RabbitMQ.",
+                    "Understood: billing stays on Postgres 16, I run `make test`, "
+                    "and changes go through pull requests, never straight to main.",
                 )
             ],
         ),
@@ -76,7 +76,8 @@ def test_moves_said_in_passing_supersede_and_a_restatement_makes_no_note(
                 ),
                 Turn(
                     "Point the invoice worker at the new queue please.",
-                    "Done. Since we switched the job queue from RabbitMQ to SQS, the worker now reads from SQS.",
+                    "Done. Since we switched the job queue from RabbitMQ to SQS, "
+                    "the worker now reads from SQS.",
                 ),
                 Turn("Auth tokens expire after 30 minutes in the deploy pipeline.", "OK."),
             ],
