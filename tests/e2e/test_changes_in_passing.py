@@ -58,8 +58,8 @@ def test_moves_said_in_passing_supersede_and_a_restatement_makes_no_note(
             [
                 Turn(
                     "We use Postgres 16 for billing, not MySQL. Tests run with `make test`. "
-                    "Never push to main directly. "
-                    "Auth tokens expire after 15 minutes in the deploy pipeline. Our job queue runs on RabbitMQ.",
+                    "Never push to main directly. Auth tokens expire after 15 minutes in the deploy "
+                    "pipeline. Our job queue runs on RabbitMQ.",
                     "Understood: billing stays on Postgres 16, I run `make test`, "
                     "and changes go through pull requests, never straight to main.",
                 )
