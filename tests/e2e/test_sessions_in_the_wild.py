@@ -133,8 +133,8 @@ def test_sessions_in_the_wild_leave_true_notes_and_no_scaffolding(tmp_path: Path
         in starts["/home/jonas/src/lager-service"]
     )
     assert (
-        "Asked: Hier ist der Log vom Worker: […] warum startet der Worker nicht?"
-        in (starts["/home/jonas/src/lager-service"])
+        "Goal: Wir deployen nur über GitHub Actions, nie manuell mit kubectl. "
+        "Die Datenbank ist MariaDB 10.11." in starts["/home/jonas/src/lager-service"]
     )
     ingest = starts["/home/priya/work/ingest"]
     assert "Never delete raw files." in ingest

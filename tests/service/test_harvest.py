@@ -124,7 +124,7 @@ async def test_entities_link_the_files_a_session_touched_to_its_session_and_its_
     summary = await service.stores.vectors.get(SCOPE, [thread_summary.summary_id(SCOPE, "s1")])
     assert summary[0].kind is MemoryKind.SUMMARY
     assert summary[0].text == (
-        "Asked: Fix the login bug in src/auth.py. Never log tokens.\n"
+        "Goal: Fix the login bug in src/auth.py. Never log tokens.\n"
         "Changed: edited src/auth.py; ran pytest (failed)\n"
         "Decided: Never log tokens.\n"
         "Open: tests failing: pytest -q tests/test_auth.py; "
@@ -172,7 +172,7 @@ async def test_a_configured_model_writes_the_digest_and_a_failing_one_leaves_the
     with serving(LocalApiServer(ChatHandler)) as api:
         for model, expected in (
             ("digester", "Asked: a login fix\nChanged: edited src/auth.py\nOpen: one failing test"),
-            ("broken", "Asked: Fix the login bug in src/auth.py.\nChanged: edited src/auth.py"),
+            ("broken", "Goal: Fix the login bug in src/auth.py.\nChanged: edited src/auth.py"),
         ):
             lifecycle = LifecycleSettings(
                 summary_model=model, summary_base_url=api.base_url, summary_timeout_s=10

@@ -178,7 +178,7 @@ def test_the_digest_has_its_four_lines() -> None:
         Said("5", "assistant", "Done. Next step: wire the limiter into the admin API."),
     ]
     assert digest(said, cues(said)) == (
-        "Asked: Add rate limiting to the login endpoint. Never log tokens.\n"
+        "Goal: Add rate limiting to the login endpoint. Never log tokens.\n"
         "Changed: edited src/auth.py; ran make test (passed)\n"
         "Decided: Never log tokens.\n"
         "Open: Next step: wire the limiter into the admin API."

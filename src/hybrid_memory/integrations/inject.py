@@ -16,6 +16,7 @@ from hybrid_memory import codestate
 from hybrid_memory.host.client import HostClient, HostError
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens, sessions_file
 from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
+from hybrid_memory.text.junk import junk
 
 _HIT_CHARS = 400
 """A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
@@ -251,12 +252,14 @@ def _digest_lines(host: HostClient, session: dict[str, Any] | None, distinct: Di
     digest = hits[0]
     date = str(session.get("last_at") or digest.get("created_at") or "")[:10]
     rows = [" ".join(r.split()) for r in str(digest.get("text", "")).splitlines() if r.strip()]
-    order = {"asked": 0, "open": 1, "changed": 2, "decided": 3}
+    order = {"goal": 0, "asked": 0, "open": 1, "changed": 2, "decided": 3}
     rows.sort(key=lambda r: order.get(r.split(":", 1)[0].lower(), 4))
     lines: list[str] = []
     for row in rows:
         label, _, body = row.partition(": ") if _DIGEST_LABEL.match(row) else ("", "", row)
-        parts = [p for p in _DIGEST_PARTS.split(body) if p.strip() and not distinct.retold(p)]
+        parts = [
+            p for p in _DIGEST_PARTS.split(body) if p.strip() and junk(p) is None and not distinct.retold(p)
+        ]
         if not parts:
             continue
         dated = f"({date}) " if date and not lines else ""
@@ -272,6 +275,7 @@ def _note_lines(context: dict[str, Any]) -> list[tuple[str, str]]:
             n["text"],
         )
         for n in context.get("notes", [])
+        if junk(str(n["text"])) is None
     ]
 
 

@@ -1,14 +1,15 @@
 """A session's digest, written when it ends (and kept current while it runs): four fixed lines.
 
 ```
-Asked: <the first request> | <the weightiest later ones>
+Goal: <the user's first real request, whole>
 Changed: edited <files>; ran <command> (passed|failed|ok), …
 Decided: <the decisions and rules stated in it>
 Open: <failing tests, what was left for later, a last request with no answer>
 ```
 
-A line with nothing to say is left out. Deterministic: the turns' text and activity lines
-(see :mod:`~hybrid_memory.service.knowledge.entities`) and the session's cues.
+A line with nothing to say is left out. Deterministic: the turns' prose (pasted output, logs,
+tracebacks, tables, notifications and code left out: :mod:`hybrid_memory.text.junk`), their
+activity lines (see :mod:`~hybrid_memory.service.knowledge.entities`) and the session's cues.
 """
 
 from __future__ import annotations
@@ -17,20 +18,20 @@ import re
 from collections.abc import Sequence
 
 from hybrid_memory.service.knowledge._text import content_words, cut, sentences
-from hybrid_memory.service.knowledge.cues import Cue, Said, key
+from hybrid_memory.service.knowledge.cues import Cue, Said
 from hybrid_memory.service.knowledge.entities import ACTIVITY, command_name
+from hybrid_memory.text.junk import junk, prose
 
 MAX_LINE_CHARS = 300
-LABELS = ("Asked:", "Changed:", "Decided:", "Open:")
+LABELS = ("Goal:", "Asked:", "Changed:", "Decided:", "Open:")
 MODEL_SYSTEM = """\
 You write the digest of a coding session for the assistant's next session. Answer with at most \
 four lines, each starting with its label, leaving out a line with nothing to say:
-Asked: what the user asked for
+Goal: what the user set out to do, in one line
 Changed: files edited, commands run and how they ended, tests passed or failed
 Decided: decisions made and rules the user set
 Open: what was left unfinished or unanswered
 Use only what the session says; no preamble."""
-ASKED = 3
 _OPEN = re.compile(
     r"\b(?:TODO|FIXME)\b|(?i:\b(?:"
     r"left (?:for|to) (?:later|do)|next steps?(?::| is| are)|"
@@ -80,24 +81,20 @@ def asks(text: str) -> bool:
     return False
 
 
-_FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-"""A pasted log or code block: the request around it is what was asked."""
+_COMMAND = re.compile(r"^[\w.@+-][\w./:@+=-]*(?: [\w./:@+=-]+){0,2}$")
+"""A command's name as a digest lists it ("git push", "uv run pytest"); not a pattern or a fragment."""
 
 
-def _asked(prompts: Sequence[str]) -> list[str]:
-    prompts = [" ".join(_FENCED.sub(" […] ", p).split()) for p in prompts]
-    weighty = [p for p in prompts if len(content_words(p)) >= 3]
-    if not weighty:
-        return []
-    first, rest = weighty[0], weighty[1:]
-    chosen = sorted(sorted(rest, key=lambda p: -len(content_words(p)))[: ASKED - 1], key=rest.index)
-    seen: set[str] = set()
-    asked: list[str] = []
-    for prompt in [first, *chosen]:
-        if key(prompt) not in seen:
-            seen.add(key(prompt))
-            asked.append(cut(prompt, 120))
-    return asked
+def goal(prompts: Sequence[str]) -> str | None:
+    """The user's first real request, whole, on one line: its prose (a pasted log, code, a table or an
+    image tag left out), the first prompt saying at least three words that carry meaning."""
+    for prompt in prompts:
+        if prompt.lstrip().startswith("/"):
+            continue
+        text = " ".join(prose(prompt).split())
+        if len(content_words(text)) >= 3:
+            return cut(text, MAX_LINE_CHARS)
+    return None
 
 
 def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
@@ -122,20 +119,24 @@ def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
                 ran[command_name(found.group("command"))] = (
                     "failed" if found.group("outcome") == "failed" else "ok"
                 )
-    return [p for p, n in edited.items() if n > 0], [f"{c} ({o})" for c, o in ran.items() if c], failing
+    commands = [f"{c} ({o})" for c, o in ran.items() if _COMMAND.match(c) and junk(c) is None]
+    return [p for p, n in edited.items() if n > 0], commands, failing
 
 
 def _open(said: Sequence[Said], failing: str | None) -> list[str]:
     items = [f"tests failing: {failing}"] if failing else []
     for turn in said[-_LAST_TURNS:]:
-        for sentence in sentences(" ".join(ln for ln in turn.text.splitlines() if not ln.startswith("("))):
-            if _OPEN.search(sentence) and len(items) < 3:
+        for sentence in sentences(
+            " ".join(ln for ln in prose(turn.text).splitlines() if not ln.startswith("("))
+        ):
+            if _OPEN.search(sentence) and len(items) < 3 and junk(sentence) is None:
                 items.append(cut(sentence, 140))
     last = said[-1] if said else None
     # A last message with no reply after it is open only when it asks: a statement or an
     # instruction the assistant acknowledged ("Noted.", "Done." are not stored) is not.
-    if last is not None and last.role == "user" and not last.text.startswith("(") and asks(last.text):
-        items.append(f"unanswered: {cut(last.text, 120)}")
+    question = " ".join(prose(last.text).split()) if last is not None and last.role == "user" else ""
+    if question and not question.startswith("(") and asks(question):
+        items.append(f"unanswered: {cut(question, 120)}")
     return list(dict.fromkeys(items))
 
 
@@ -160,10 +161,14 @@ def digest(said: Sequence[Said], decided: Sequence[Cue]) -> str:
     )
     if ran:
         changed.append("ran " + ", ".join(ran[:8]))
+    wanted = goal(prompts)
     lines = [
-        _line("Asked", _asked(prompts), " | "),
+        f"Goal: {wanted}" if wanted else None,
         _line("Changed", changed),
-        _line("Decided", [c.content for c in decided if c.kind in ("decision", "rule")]),
+        _line(
+            "Decided",
+            [c.content for c in decided if c.kind in ("decision", "rule") and junk(c.content) is None],
+        ),
         _line("Open", _open(said, failing)),
     ]
     return "\n".join(line for line in lines if line)

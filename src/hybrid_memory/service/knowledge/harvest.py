@@ -54,6 +54,7 @@ from hybrid_memory.service.knowledge.cues import (
 from hybrid_memory.service.knowledge.distill import SOURCE_TAG
 from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
 from hybrid_memory.service.notes import NotePlan
+from hybrid_memory.text.junk import junk
 
 _NAMESPACE = uuid.UUID("5d0c3c9e-8f0e-4b7a-9a51-2f6c1d7e4a10")
 SOURCE = "capture"
@@ -121,7 +122,8 @@ class Harvester:
     ) -> Harvest:
         """Notes, entities and links from ``turns`` (one remember call's memories, in order)."""
         said = [Said(m.id, m.role or "", m.text) for m in turns]
-        done = Harvest(cues=cues(said), private=any(m.private for m in turns))
+        found = [c for c in cues(said) if junk(c.content) is None]  # a pasted error is no rule
+        done = Harvest(cues=found, private=any(m.private for m in turns))
         session = await self._session(scope, writer, thread_id, said, done)
         note_ids: dict[str, str] = {}
         by_user = {t.id for t in said if t.role == "user"}

@@ -1,0 +1,1 @@
+"""Text conventions both sides use (the hooks and the host): stdlib only."""
