@@ -113,3 +113,30 @@ def test_a_redacted_date_and_an_agent_that_wandered_import_whole_into_the_projec
     texts = "\n".join(str(m["text"]) for m in messages)
     for echo in ("Unknown skill", "permission check failed", "ralph-loop"):
         assert echo not in texts
+
+
+def test_a_session_whose_agent_cd_d_away_is_captured_by_its_hooks_into_the_project_it_started_in(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    transcript = tmp_path / "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374.jsonl"
+    shutil.copy(WANDERING / transcript.name, transcript)
+    payload = {
+        "session_id": "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374",
+        "transcript_path": str(transcript),
+        "cwd": "/home/u/Documents/Claude/agents",  # where the agent is when the turn ends
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    done = subprocess.run(
+        [str(COMMAND), "hook", "stop"],
+        input=json.dumps(payload),
+        env=hook_env(data_dir, HYBRID_MEMORY_HOOK_DETACH="0"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert done.stderr == ""
+    messages = [m for m in _exported(data_dir, tmp_path) if m["kind"] == "message"]
+    assert len(messages) == 6
+    assert {str(m["project"]) for m in messages} == {"/home/u/Documents/Claude"}
