@@ -82,3 +82,12 @@ def test_the_goal_is_the_first_real_request_whole_without_what_was_pasted_into_i
 def test_prose_keeps_a_requests_words_and_drops_the_paste_in_it() -> None:
     text = "Why does it fail?\n```\nKeyError: 'user'\n```\n$ make test\nIt worked yesterday."
     assert prose(text) == "Why does it fail?\nIt worked yesterday."
+
+
+def test_a_prompt_that_only_sets_the_session_up_is_not_its_goal() -> None:
+    from hybrid_memory.service.knowledge.digest import goal
+
+    assert goal(["load claude.md", "Option 1", "删除掉下载的是所有avd"]) == "删除掉下载的是所有avd"
+    assert goal(["/clear", "read CLAUDE.md", "Update multi.py to take arguments from the command line"]) == (
+        "Update multi.py to take arguments from the command line"
+    )

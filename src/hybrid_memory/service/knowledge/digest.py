@@ -85,14 +85,28 @@ _COMMAND = re.compile(r"^[\w.@+-][\w./:@+=-]*(?: [\w./:@+=-]+){0,2}$")
 """A command's name as a digest lists it ("git push", "uv run pytest"); not a pattern or a fragment."""
 
 
+_SET_UP = re.compile(
+    r"^(?:please\s+)?(?:load|read|open|check|follow|reload|re-?read)\s+(?:the\s+|my\s+|your\s+)?"
+    r"(?:claude|agents|gemini|readme|instructions?|memory|context)(?:\.md)?\W*$",
+    re.IGNORECASE,
+)
+"""A first prompt that only sets the session up ("load claude.md"): not what the session was for."""
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _says_something(text: str) -> bool:
+    """At least three words that carry meaning (four characters, in a language written without spaces)."""
+    return len(content_words(text)) >= 3 or len(_CJK.findall(text)) >= 4
+
+
 def goal(prompts: Sequence[str]) -> str | None:
     """The user's first real request, whole, on one line: its prose (a pasted log, code, a table or an
-    image tag left out), the first prompt saying at least three words that carry meaning."""
+    image tag left out), the first prompt that says something and does more than set the session up."""
     for prompt in prompts:
         if prompt.lstrip().startswith("/"):
             continue
         text = " ".join(prose(prompt).split())
-        if len(content_words(text)) >= 3:
+        if _says_something(text) and not _SET_UP.match(text):
             return cut(text, MAX_LINE_CHARS)
     return None
 
