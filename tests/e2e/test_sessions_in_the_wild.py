@@ -132,10 +132,9 @@ def test_sessions_in_the_wild_leave_true_notes_and_no_scaffolding(tmp_path: Path
         "Wir deployen nur über GitHub Actions, nie manuell mit kubectl."
         in starts["/home/jonas/src/lager-service"]
     )
-    assert (
-        "Goal: Wir deployen nur über GitHub Actions, nie manuell mit kubectl. "
-        "Die Datenbank ist MariaDB 10.11." in starts["/home/jonas/src/lager-service"]
-    )
+    # The goal (the first request) is what the notes above say already; the log pasted later is no line.
+    assert "Goal:" not in starts["/home/jonas/src/lager-service"]
+    assert "Log vom Worker" not in starts["/home/jonas/src/lager-service"]
     ingest = starts["/home/priya/work/ingest"]
     assert "Never delete raw files." in ingest
     assert "edited ingest/loader.py" not in ingest  # the edit was interrupted: the file is unchanged
