@@ -255,3 +255,10 @@ async def test_a_raised_version_supersedes_the_rule_naming_the_old_one_and_not_a
         "Our minimum image is Node 180-alpine.",
         "We're raising the minimum from Node 18 to Node 20.",
     }
+
+
+async def test_a_rule_turned_round_supersedes_the_one_it_negates(tmp_path: Path) -> None:
+    service = await _service(tmp_path)
+    await _say(service, "s1", ("user", "Always squash commits when merging pull requests."))
+    await _say(service, "s2", ("user", "Never squash commits when merging pull requests."))
+    assert set(_captured(await _notes(service))) == {"Never squash commits when merging pull requests."}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from hybrid_memory.models import Note
 from hybrid_memory.service.knowledge._text import STOPWORDS, words
+from hybrid_memory.service.knowledge.values import change
 
 DUPLICATE_SIMILARITY = 0.85
 """At least this close (cosine) with no differing values: the same note written twice."""
@@ -57,9 +58,10 @@ def same_subject(a: str, b: str) -> bool:
 
 
 def changed_value(old: str, new: str) -> bool:
-    """Same subject, and each names a value (past its opening word) the other lacks."""
+    """Same subject, and each names a value (past its opening word) the other lacks; or the two are
+    alike word for word but for a value or a negation (:func:`.values.change`)."""
     a, b = _values(old, openers=False) - values(new), _values(new, openers=False) - values(old)
-    return bool(a) and bool(b) and same_subject(old, new)
+    return (bool(a) and bool(b) and same_subject(old, new)) or change(old, new) is not None
 
 
 @dataclass(frozen=True)

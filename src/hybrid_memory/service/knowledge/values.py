@@ -28,6 +28,8 @@ _NEGATIONS = frozenset(
     shouldn't shouldnt mustn't mustnt didn't didnt longer nicht kein keine nie não nunca jamais pas
     """.split()  # noqa: SIM905 - a word list reads best as text
 )
+_POLARITY = frozenset(("always", "do", "does", "must", "should", "sempre", "siempre", "immer", "toujours"))
+"""Words that, traded for a negation ("always" for "never"), turn a statement round."""
 _UNITS = frozenset(
     """
     ms millisecond milliseconds s sec secs second seconds min mins minute minutes h hr hrs hour hours
@@ -107,7 +109,8 @@ def change(old: str, new: str) -> Change | None:
     negated = False
     for tag, i1, i2, j1, j2 in differing:
         old_side, new_side = lowered_a[i1:i2], lowered_b[j1:j2]
-        if old_side + new_side and all(t in _NEGATIONS for t in old_side + new_side):
+        both = old_side + new_side
+        if any(t in _NEGATIONS for t in both) and all(t in _NEGATIONS or t in _POLARITY for t in both):
             negated = True
             continue
         if tag != "replace" or not (_side_is_value(a[i1:i2], i1) and _side_is_value(b[j1:j2], j1)):
