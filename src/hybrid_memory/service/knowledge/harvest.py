@@ -54,7 +54,7 @@ from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
 from hybrid_memory.service.writes.drafts import DryRun, NoteDraft
 from hybrid_memory.service.writes.notes import NotePlan
 from hybrid_memory.service.writes.validation import MAX_TAGS
-from hybrid_memory.text.junk import junk
+from hybrid_memory.text.junk import junk, prose
 
 _NAMESPACE = uuid.UUID("5d0c3c9e-8f0e-4b7a-9a51-2f6c1d7e4a10")
 SOURCE = "capture"
@@ -359,13 +359,13 @@ class Harvester:
         self, scope: Scope, writer: HarvestWriter, thread_id: str, said: Sequence[Said], done: Harvest
     ) -> str | None:
         """The session's node (``entity:session``): named by its first request, made once."""
-        first = next((t for t in said if t.role == "user" and len(content_words(t.text)) >= 2), None)
+        first = next((t for t in said if t.role == "user" and len(content_words(prose(t.text))) >= 2), None)
         session_id = stable_id(scope, "session", thread_id)
         if await self._graph.get_notes(scope, [session_id]):
             return session_id
         if first is None:
             return None
-        text = " ".join(first.text.split())
+        text = " ".join(prose(first.text).split())
         draft = NoteDraft(
             content=f"Session {thread_id}: {text[:160]}{'…' if len(text) > 160 else ''}",
             type=NoteType.CONCEPT,
