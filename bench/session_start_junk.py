@@ -56,6 +56,8 @@ JUDGE = {
         r"\bPS [A-Z]:\\|\u276f|\u279c|\[\d+/\d+\]|\d+%\|█|\berror: |\bwarning: |^\s*at \w|"
         r"\d{2}:\d{2}:\d{2}[.,]\d{3}"
     ),
+    "status markers": re.compile(r"\[(?:SUCCESS|OK|DONE|FAILED|PASS|INFO|WARN|ERROR)\]|[✅❌]"),
+    "list of names": re.compile(r"(?:\b[A-Z][\w-]*, ){5,}"),
     "CLI echo": re.compile(
         r"Unknown (?:skill|slash command|command)|permission check failed|Request interrupted|"
         r"No response requested|\(no content\)|Caveat: The messages below|<command-|<local-command|"

@@ -91,3 +91,14 @@ def test_a_prompt_that_only_sets_the_session_up_is_not_its_goal() -> None:
     assert goal(["/clear", "read CLAUDE.md", "Update multi.py to take arguments from the command line"]) == (
         "Update multi.py to take arguments from the command line"
     )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "UltraThink Direct ZFS Streaming - Production Startup [SUCCESS] Docker accessible without sudo",
+        "APIDesigner, Architect, Bastion, Constructor, DataScience, Database, Debugger, Deployer",
+    ],
+)
+def test_status_lines_and_pasted_lists_of_names_are_junk(line: str) -> None:
+    assert junk(line) in ("terminal", "paste")

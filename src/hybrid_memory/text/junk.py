@@ -53,7 +53,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"^\s*(?:error|warning)(?:\[\w+\])?:|^\s*\[?(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\]?[: ]|"
             r"^\s*\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}|^\s*\d+%\s*\||^\s*\[\d+/\d+\]|"
             r"^\s*(?:total \d+|drwx|-rw-)|^\s*(?:PASS|FAIL|ok|FAILED|ERROR)\s+[\w./:-]+|"
-            r"^\s*={3,}|^\s*-{3,}|^\s*\*{3,}|^\s*\.{3,}\s*$"
+            r"^\s*={3,}|^\s*-{3,}|^\s*\*{3,}|^\s*\.{3,}\s*$|"
+            r"\[(?:SUCCESS|OK|DONE|FAIL|FAILED|PASS|PASSED|INFO|WARN|WARNING|ERROR|SKIP|SKIPPED)\]|[✅❌⚠]"
         ),
     ),
     (
@@ -83,6 +84,9 @@ def junk(line: str) -> str | None:
     for kind, pattern in _KINDS:
         if pattern.search(text):
             return kind
+    items = [i.split() for i in text.split(",")]
+    if len(items) >= 6 and all(1 <= len(i) <= 2 for i in items):
+        return "paste"  # a list of names pasted from somewhere ("APIDesigner, Architect, Bastion, …")
     letters = sum(len(w) for w in _WORD.findall(text))
     if letters < 0.55 * len(text.replace(" ", "")) or (len(text) > 40 and " " not in text):
         return "paste"  # mostly symbols, digits or one unbroken run: a hash, a path list, a log
