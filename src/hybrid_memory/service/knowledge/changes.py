@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hybrid_memory.service.knowledge._text import content_words, sentences, words
+from hybrid_memory.service.knowledge._text import content_words
 from hybrid_memory.service.knowledge.consolidate import values
+from hybrid_memory.text.words import sentences, words
 
 _VERB = (
     r"(?:moved|moving|switched|switching|migrated|migrating|changed|changing|ported|porting|went|"

@@ -39,7 +39,7 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service.knowledge import changes, consolidate
-from hybrid_memory.service.knowledge._text import content_words, words
+from hybrid_memory.service.knowledge._text import content_words
 from hybrid_memory.service.knowledge.cues import (
     CAPTURED,
     MAX_MESSAGE_CHARS,
@@ -55,6 +55,7 @@ from hybrid_memory.service.writes.drafts import DryRun, NoteDraft
 from hybrid_memory.service.writes.notes import NotePlan
 from hybrid_memory.service.writes.validation import MAX_TAGS
 from hybrid_memory.text.junk import junk, prose
+from hybrid_memory.text.words import words
 
 _NAMESPACE = uuid.UUID("5d0c3c9e-8f0e-4b7a-9a51-2f6c1d7e4a10")
 SOURCE = "capture"

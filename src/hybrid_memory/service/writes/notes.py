@@ -26,14 +26,14 @@ from hybrid_memory.models import (
     Walk,
     utcnow,
 )
-from hybrid_memory.service.knowledge import values
-from hybrid_memory.service.knowledge.values import Change
 from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer
 from hybrid_memory.service.lifecycle.successors import CLOSING_RELATIONS, successors
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.writes import validation
 from hybrid_memory.service.writes.drafts import NoteDraft, NoteUpdate
+from hybrid_memory.text import values
+from hybrid_memory.text.values import Change
 
 NEAR_DUPLICATE_SIMILARITY = 0.95
 """create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""

@@ -13,8 +13,15 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from hybrid_memory.service.knowledge._text import STOPWORDS
-
+_FUNCTION_WORDS = frozenset(
+    """
+    a an the and or but of to in on at by for from with as is are was were be been it its this that these
+    those there here we you i he she they them our your my his her their me us so if then than too very
+    all any some each every into over after before when while which who what where how why will would
+    can could should shall may might must do does did has have had just also only now
+    """.split()  # noqa: SIM905 - a word list reads best as text
+)
+"""Words that say what kind of sentence it is, not what it is about."""
 _TOKEN = re.compile(r"`[^`]+`|[^\W_](?:[\w.+/:@#-]*[^\W_%]|%)?|%")
 _SWITCHES = frozenset(
     """
@@ -65,7 +72,7 @@ def _is_value(token: str, first: bool) -> bool:
     if any(ch in token for ch in "./_@#:") and len(token) > 2:
         return True  # a file, a package, a module, a host
     named = token[:1].isupper() or any(ch.isupper() for ch in token[1:])
-    return named and (not first or lowered not in STOPWORDS)
+    return named and (not first or lowered not in _FUNCTION_WORDS)
 
 
 def _side_is_value(tokens: list[str], start: int) -> bool:
@@ -96,7 +103,7 @@ def change(old: str, new: str) -> Change | None:
         for tag, i1, i2, _, _ in matcher.get_opcodes()
         if tag == "equal"
         for t in lowered_a[i1:i2]
-        if t not in STOPWORDS and len(t) > 1 and t not in _NEGATIONS
+        if t not in _FUNCTION_WORDS and len(t) > 1 and t not in _NEGATIONS
     ]
     differing = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     if not differing or len(shared) < MIN_SHARED_WORDS:
