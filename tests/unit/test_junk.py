@@ -102,3 +102,20 @@ def test_a_prompt_that_only_sets_the_session_up_is_not_its_goal() -> None:
 )
 def test_status_lines_and_pasted_lists_of_names_are_junk(line: str) -> None:
     assert junk(line) in ("terminal", "paste")
+
+
+def test_a_paste_with_a_title_is_not_the_goal() -> None:
+    from hybrid_memory.service.knowledge.digest import goal
+
+    pasted = "\n".join(
+        [
+            "UltraThink Direct ZFS Streaming - Production Startup",
+            "════════════════════════════════",
+            "[SUCCESS] Docker accessible without sudo",
+            "[SUCCESS] Production directories ready",
+            "[SUCCESS] ZFS module loaded successfully",
+        ]
+    )
+    assert goal([pasted, "Why does the stream stop after the ZFS module loads?"]) == (
+        "Why does the stream stop after the ZFS module loads?"
+    )

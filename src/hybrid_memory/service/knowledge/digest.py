@@ -77,7 +77,11 @@ def goal(prompts: Sequence[str]) -> str | None:
     for prompt in prompts:
         if prompt.lstrip().startswith("/"):
             continue
-        text = " ".join(prose(prompt).split())
+        kept = prose(prompt)
+        pasted = sum(1 for line in prompt.splitlines() if junk(line))
+        if pasted >= 3 and pasted > 2 * len(kept.splitlines()):
+            continue  # a paste with a title or two: its few lines of prose are the paste's, not a request
+        text = " ".join(kept.split())
         if _says_something(text) and not _SET_UP.match(text):
             return cut(text, MAX_LINE_CHARS)
     return None
