@@ -50,6 +50,11 @@ _PATTERNS = (
         re.IGNORECASE,
     ),
 )
+_TRIGGER = re.compile(
+    r"\b(?:from|replac\w*|swap\w*|substitut\w*|gone|dead|retired|longer|stopped|don't|do not|de|von)\b",
+    re.IGNORECASE,
+)
+"""A word every change names: the patterns above run only on a sentence that has one (capture stays cheap)."""
 _ARTICLE = re.compile(
     r"^(?:(?:the|our|a|an|o|os|el|la|los|le|les|der|die|das|fyi|btw|heads[- ]up|also|and|so|ok|note)"
     r"\b[,:]?\s+)+",
@@ -92,7 +97,7 @@ def named(value: str) -> list[str]:
 def moves(sentence: str) -> list[Move]:
     """The changes ``sentence`` states, each with the old value it replaces."""
     found: list[Move] = []
-    if sentence.rstrip().endswith("?"):
+    if sentence.rstrip().endswith("?") or not _TRIGGER.search(sentence):
         return found
     for pattern in _PATTERNS:
         for match in pattern.finditer(sentence):
