@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from hybrid_memory.models import NoteType
 from hybrid_memory.service.knowledge._text import SENTENCE_END, content_words
+from hybrid_memory.service.knowledge.clauses import PLAN, prose
 
 CAPTURED = "captured"
 """The tag of every note and entity drawn from a conversation."""
@@ -48,6 +49,8 @@ class Cue:
     sources: list[str] = field(default_factory=list)
     replaces: str | None = None
     """The old value a change names ("we moved billing from Postgres 16 to …": Postgres 16)."""
+    said: str = ""
+    """The clause as the user said it, where the note's wording differs from it."""
 
     @property
     def type(self) -> NoteType:
@@ -75,7 +78,8 @@ _NOT_STATED = re.compile(
     r"wondering|i wonder|not sure|se|si|wenn|ob|falls|"
     r"talvez|quizás|peut-être|vielleicht)\b"
     r"|\b(?:never ?mind|used to|was going to|were going to|i think|i guess|i believe|probably|might|"
-    r"not sure|don't know|do not know|wonder|for now|right now|yet|this time|at the moment|"
+    r"not sure|don't know|do not know|wonder|for now|right now|yet|this time|at the moment|here|"
+    r"pay attention|"
     r"for this (?:task|file|pr|change)|por enquanto|por ahora|pour l'instant|vorerst|erstmal)\b",
     re.IGNORECASE,
 )
@@ -214,7 +218,7 @@ def _lines(text: str) -> list[str]:
     """The prose lines of a turn: code blocks, quotes, activity lines and code-looking lines dropped."""
     kept: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
-        if not line.strip() or _NOT_PROSE.match(line):
+        if not line.strip() or _NOT_PROSE.match(line) or not prose(line):
             continue
         kept.append(_LIST_MARK.sub("", line).strip())
     return kept
@@ -250,6 +254,16 @@ def _kind(sentence: str) -> str | None:
     if kind in (None, "fact") and _CLAUSE_RULE.search(sentence):
         return "rule"
     return kind
+
+
+def cue_kind(sentence: str) -> str | None:
+    """The kind a cue at the start of ``sentence`` names (None: no cue, or not a durable statement)."""
+    return _kind(_strip_filler(sentence.strip()))
+
+
+def replaced(sentence: str) -> str | None:
+    """The old value a change in ``sentence`` names ("from Postgres 16 to …"), or None."""
+    return _replaced(sentence)
 
 
 def _replaced(sentence: str) -> str | None:
@@ -291,7 +305,7 @@ def cues(said: Sequence[Said]) -> list[Cue]:
     found: dict[str, Cue] = {}
     for turn in said:
         if turn.role not in ("user", "assistant") or (
-            turn.role == "user" and len(turn.text) > MAX_MESSAGE_CHARS
+            turn.role == "user" and (len(turn.text) > MAX_MESSAGE_CHARS or PLAN.match(turn.text))
         ):
             continue
         for line in _lines(turn.text):

@@ -1,0 +1,160 @@
+"""The statement finder: the clauses of user turns a later session should know, as notes.
+
+Two layers, no model call beyond the packaged embedding model:
+
+- the cues (:mod:`.cues`): sentence-start patterns in English and a few in Portuguese,
+  Spanish, French and German; precise where they fire, and they rarely fire on casual text;
+- the classifier (:mod:`.classifier`): every candidate clause of a user turn (see
+  :mod:`.clauses`: pastes, logs, code, questions, thanks and hypotheticals are never
+  candidates) that carries a marker of some kind (:mod:`.lexicon`) is embedded and scored
+  by a logistic regression over its embedding, its markers, the assistant's turn before
+  (a bare answer to a question or to a list of options) and whether a cue fired.
+
+A clause scored above the shipped threshold becomes a note of the kind its strongest marker
+names (rule, decision, preference, fact). Only candidates are embedded: a few per session.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.service.knowledge import lexicon
+from hybrid_memory.service.knowledge.classifier import Classifier, Matrix, shipped
+from hybrid_memory.service.knowledge.clauses import Clause, clauses
+from hybrid_memory.service.knowledge.cues import Cue, Said, cue_kind, cues, key, replaced
+from hybrid_memory.service.knowledge.labelled import language
+
+Mode = Literal["cues", "classifier", "both"]
+FEATURES = (*lexicon.NAMES, "cue")
+"""The lexical features after the embedding, in the classifier's order."""
+PREV_CHARS = 600
+"""The end of the assistant's turn before a user turn that is read with it."""
+_MARKED = tuple(lexicon.NAMES.index(n) for n in ("rule", "preference", "decision", "fact"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A clause worth scoring and the turn it was said in."""
+
+    turn: Said
+    clause: Clause
+
+
+def _count(counts: dict[str, int], name: str) -> int:
+    counts[name] = counts.get(name, 0) + 1
+    return counts[name]
+
+
+def features(clause: Clause) -> list[float]:
+    """The lexical features of ``clause`` (FEATURES)."""
+    marks = lexicon.features(clause.text, answers=bool(clause.answer_to), in_plan=clause.in_plan)
+    return [*marks, 1.0 if cue_kind(clause.text) else 0.0]
+
+
+def worth_scoring(clause: Clause) -> bool:
+    """Whether ``clause`` carries a marker, answers the assistant, or a cue fired: only those are embedded."""
+    marks = features(clause)
+    return bool(clause.answer_to) or clause.in_plan or marks[-1] > 0 or any(marks[i] > 0 for i in _MARKED)
+
+
+def candidates(said: Sequence[Said]) -> list[Candidate]:
+    """The clauses of the user turns in ``said`` worth scoring, each read with the assistant turn before."""
+    found: list[Candidate] = []
+    prev = ""
+    for turn in said:
+        if turn.role == "assistant":
+            prev = turn.text[-PREV_CHARS:]
+        elif turn.role == "user":
+            found.extend(Candidate(turn, c) for c in clauses(turn.text, prev) if worth_scoring(c))
+            prev = ""
+    return found
+
+
+def rows(found: Sequence[Clause], vectors: Sequence[Sequence[float]]) -> Matrix:
+    """The classifier's input: each clause's embedding, then its lexical features."""
+    marks = np.asarray([features(c) for c in found], dtype=np.float32).reshape(len(found), len(FEATURES))
+    return np.hstack([np.asarray(vectors, dtype=np.float32).reshape(len(found), -1), marks])
+
+
+def content(clause: Clause) -> str:
+    """The note's words: the clause, tidied, with what a bare answer answered."""
+    text = " ".join(clause.text.split()).rstrip(",;:")
+    text = text[:1].upper() + text[1:]
+    if clause.answer_to:
+        return f"{text} ({clause.answer_to})"
+    return text if text.endswith((".", "!", "…", "。", "\uff01")) else text + "."
+
+
+_VALUE_ASKED = re.compile(
+    r"\b(?:which|what (?:would|do|should)|how (?:long|many|much|often)|prefer|like (?:it|me) to|"
+    r"change it to|set it to|pick|choose)\b",
+    re.IGNORECASE,
+)
+_LATIN_EN = re.compile(r"^[\x00-\x7f]*$")
+PLAN_NOTES = 8
+"""The most notes one plan gives: its first decisions and rules."""
+
+
+def cued(clause: Clause) -> bool:
+    """Whether ``clause`` is a statement by cues alone, where the embedding is weakest.
+
+    A bare reply that picks an option or gives the value the assistant asked for; a rule or
+    decision line of a plan the user hands over; a rule marker in a language other than English
+    (all-MiniLM-L6-v2 reads those poorly), outside a one-off request.
+    """
+    marks = dict(zip(lexicon.NAMES, lexicon.features(clause.text), strict=True))
+    if clause.answer_to:
+        value = any(ch.isdigit() for ch in clause.text) and bool(_VALUE_ASKED.search(clause.answer_to))
+        return clause.answer_to.startswith("option ") or value
+    if clause.in_plan:
+        return (marks["rule"] or marks["decision"] or marks["preference"] or marks["durable"]) > 0
+    foreign = not _LATIN_EN.match(clause.text) or language(clause.text) != "en"
+    return foreign and marks["rule"] > 0 and marks["one_off"] == 0
+
+
+def kind(clause: Clause) -> str:
+    if clause.answer_to:
+        return "decision"
+    return cue_kind(clause.text) or lexicon.kind(clause.text)
+
+
+async def find(
+    said: Sequence[Said],
+    embedder: Embedder,
+    *,
+    mode: Mode = "both",
+    classifier: Classifier | None = None,
+) -> list[Cue]:
+    """The notes stated in ``said`` (turns in order), by the cues, the classifier or both (the default)."""
+    found: dict[str, Cue] = {} if mode == "classifier" else {key(c.content): c for c in cues(said)}
+    picked = candidates(said)
+    chosen = [c for c in picked if mode != "classifier" and cued(c.clause)]
+    plans: dict[str, int] = {}
+    chosen = [c for c in chosen if not c.clause.in_plan or _count(plans, c.turn.id) <= PLAN_NOTES]
+    model = classifier or shipped()
+    scored = [c for c in picked if c not in chosen]
+    if mode != "cues" and model is not None and scored:
+        vectors = await embedder.embed_documents([c.clause.text for c in scored])
+        scores = model.scores(rows([c.clause for c in scored], vectors))
+        chosen += [c for c, score in zip(scored, scores, strict=True) if score >= model.threshold]
+    for candidate in chosen:
+        clause = candidate.clause
+        words = content(clause)
+        cue = found.setdefault(
+            key(words),
+            Cue(
+                kind(candidate.clause),
+                words,
+                replaces=replaced(candidate.clause.text),
+                said=candidate.clause.text,
+            ),
+        )
+        if candidate.turn.id not in cue.sources:
+            cue.sources.append(candidate.turn.id)
+    return list(found.values())
