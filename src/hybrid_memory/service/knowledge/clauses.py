@@ -29,7 +29,8 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|#+)\s+")
 _ENDS = re.compile(
     r"(?<=[.!?;])\s+|(?<=[。\uff01\uff1f\uff1b])|\.{2,}\s*|[?\uff1f],\s*"
-    r"|\s+(?=(?:what if|but what if|btw)\b)",
+    r"|\s+(?=(?:what if|but what if|btw)\b)"
+    r"|\s+(?:e|and|y|et|und)\s+(?=(?:n[ãa]o|no|dont|don't|do not|never|nunca|ne|nie|nicht)\b)",
     re.IGNORECASE,
 )
 _COMMAS = re.compile(

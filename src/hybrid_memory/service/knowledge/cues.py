@@ -315,7 +315,9 @@ def cues(said: Sequence[Said]) -> list[Cue]:
                 if sentence is None or kind is None:
                     continue
                 content = _tidy(sentence)
-                cue = found.setdefault(key(content), Cue(kind, content, replaces=_replaced(sentence)))
+                cue = found.setdefault(
+                    key(content), Cue(kind, content, replaces=_replaced(sentence), said=sentence)
+                )
                 if turn.id not in cue.sources:
                     cue.sources.append(turn.id)
     return list(found.values())

@@ -44,6 +44,8 @@ class Candidate:
 
     turn: Said
     clause: Clause
+    marks: tuple[float, ...]
+    """The clause's lexical features (FEATURES), computed once."""
 
 
 def _count(counts: dict[str, int], name: str) -> int:
@@ -57,9 +59,8 @@ def features(clause: Clause) -> list[float]:
     return [*marks, 1.0 if cue_kind(clause.text) else 0.0]
 
 
-def worth_scoring(clause: Clause) -> bool:
+def worth_scoring(clause: Clause, marks: Sequence[float]) -> bool:
     """Whether ``clause`` carries a marker, answers the assistant, or a cue fired: only those are embedded."""
-    marks = features(clause)
     return bool(clause.answer_to) or clause.in_plan or marks[-1] > 0 or any(marks[i] > 0 for i in _MARKED)
 
 
@@ -71,14 +72,17 @@ def candidates(said: Sequence[Said]) -> list[Candidate]:
         if turn.role == "assistant":
             prev = turn.text[-PREV_CHARS:]
         elif turn.role == "user":
-            found.extend(Candidate(turn, c) for c in clauses(turn.text, prev) if worth_scoring(c))
+            for clause in clauses(turn.text, prev):
+                marks = tuple(features(clause))
+                if worth_scoring(clause, marks):
+                    found.append(Candidate(turn, clause, marks))
             prev = ""
     return found
 
 
-def rows(found: Sequence[Clause], vectors: Sequence[Sequence[float]]) -> Matrix:
+def rows(found: Sequence[Candidate], vectors: Sequence[Sequence[float]]) -> Matrix:
     """The classifier's input: each clause's embedding, then its lexical features."""
-    marks = np.asarray([features(c) for c in found], dtype=np.float32).reshape(len(found), len(FEATURES))
+    marks = np.asarray([c.marks for c in found], dtype=np.float32).reshape(len(found), len(FEATURES))
     return np.hstack([np.asarray(vectors, dtype=np.float32).reshape(len(found), -1), marks])
 
 
@@ -88,7 +92,9 @@ def content(clause: Clause) -> str:
     text = text[:1].upper() + text[1:]
     if clause.answer_to:
         return f"{text} ({clause.answer_to})"
-    return text if text.endswith((".", "!", "…", "。", "\uff01")) else text + "."
+    if text.endswith((".", "!", "…", "。", "\uff01")) or lexicon.CJK.search(text[-1:]):
+        return text
+    return text + "."
 
 
 _VALUE_ASKED = re.compile(
@@ -101,26 +107,31 @@ PLAN_NOTES = 8
 """The most notes one plan gives: its first decisions and rules."""
 
 
-def cued(clause: Clause) -> bool:
+def cued(clause: Clause, features: Sequence[float]) -> bool:
     """Whether ``clause`` is a statement by cues alone, where the embedding is weakest.
 
     A bare reply that picks an option or gives the value the assistant asked for; a rule or
     decision line of a plan the user hands over; a rule marker in a language other than English
-    (all-MiniLM-L6-v2 reads those poorly), outside a one-off request.
+    (all-MiniLM-L6-v2 reads those poorly), or a decision marker with a durable one ("all",
+    "every", 所有), outside a one-off request.
     """
-    marks = dict(zip(lexicon.NAMES, lexicon.features(clause.text), strict=True))
+    marks = dict(zip(FEATURES, features, strict=True))
     if clause.answer_to:
         value = any(ch.isdigit() for ch in clause.text) and bool(_VALUE_ASKED.search(clause.answer_to))
         return clause.answer_to.startswith("option ") or value
     if clause.in_plan:
         return (marks["rule"] or marks["decision"] or marks["preference"] or marks["durable"]) > 0
     foreign = not _LATIN_EN.match(clause.text) or language(clause.text) != "en"
-    return foreign and marks["rule"] > 0 and marks["one_off"] == 0
+    said = marks["rule"] > 0 or (marks["decision"] > 0 and marks["durable"] > 0)
+    return foreign and said and marks["one_off"] == 0
 
 
 def kind(clause: Clause) -> str:
+    """A bare answer or a plan's line: a decision (a rule by a rule marker); else the cue's kind."""
     if clause.answer_to:
         return "decision"
+    if clause.in_plan:
+        return "rule" if lexicon.features(clause.text)[0] else "decision"
     return cue_kind(clause.text) or lexicon.kind(clause.text)
 
 
@@ -134,14 +145,21 @@ async def find(
     """The notes stated in ``said`` (turns in order), by the cues, the classifier or both (the default)."""
     found: dict[str, Cue] = {} if mode == "classifier" else {key(c.content): c for c in cues(said)}
     picked = candidates(said)
-    chosen = [c for c in picked if mode != "classifier" and cued(c.clause)]
     plans: dict[str, int] = {}
-    chosen = [c for c in chosen if not c.clause.in_plan or _count(plans, c.turn.id) <= PLAN_NOTES]
+    chosen = [
+        c
+        for c in picked
+        if mode != "classifier"
+        and cued(c.clause, c.marks)
+        and (not c.clause.in_plan or _count(plans, c.turn.id) <= PLAN_NOTES)
+    ]
     model = classifier or shipped()
-    scored = [c for c in picked if c not in chosen]
+    # In both modes a clause a cue fired on is a note already: only the others are embedded.
+    taken = {id(c) for c in chosen}
+    scored = [c for c in picked if id(c) not in taken and not (mode == "both" and c.marks[-1])]
     if mode != "cues" and model is not None and scored:
         vectors = await embedder.embed_documents([c.clause.text for c in scored])
-        scores = model.scores(rows([c.clause for c in scored], vectors))
+        scores = model.scores(rows(scored, vectors))
         chosen += [c for c, score in zip(scored, scores, strict=True) if score >= model.threshold]
     for candidate in chosen:
         clause = candidate.clause

@@ -15,7 +15,7 @@ _RULE = (
     r"\b(?:never|always|don'?t|do not|dont|donts|must(?:n'?t)?|should(?:n'?t)?|shall|avoid|ensure|make sure|"
     r"no more|not allowed|forbidden|every time|whenever|only ever|stop (?:doing|using)|"
     r"nunca|sempre|siempre|jamais|jamás|jamas|toujours|nie|niemals|immer|"
-    r"não (?:use|faça|fique|mexa|altere|crie|rode)|no (?:uses|hagas|toques|cambies|crees)|"
+    r"n[ãa]o (?:use|fa[çc]a|fique|mexa|altere|crie|rode)|no (?:uses|hagas|toques|cambies|crees)|"
     r"deve|devem|tem que|têm que|debe|deben|hay que|tiene que|il faut|doit|doivent|"
     r"ne (?:\w+ )?(?:pas|jamais)|"
     r"muss|müssen|sollte|sollen|darf nicht|dürfen nicht|kein(?:e|en)?)\b"
@@ -37,7 +37,7 @@ _DECISION = (
     r"from now on|going forward|in the end|the plan is|the goal is|task:|"
     r"vamos|usar|usa|trocar|mudar para|em vez de|en vez de|cambiar a|utilizar|on va|utiliser|"
     r"remplacer|au lieu de|wir nehmen|verwenden|benutzen|ersetzen|statt|anstatt|stattdessen)\b"
-    r"|改成|改为|改為|换成|換成|使用|采用|採用|决定|決定|用\S"
+    r"|改成|改为|改為|换成|換成|使用|采用|採用|决定|決定|(?<!使)用(?![户戶])\s?\S"
     r"|にする|に変更|を使う|を使って|使用"
 )
 _FACT = (
@@ -76,7 +76,7 @@ _MARKERS = {
         ("durable", _DURABLE),
     )
 }
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _PATHLIKE = re.compile(r"\S+[/\\]\S+|\S+\.(?:py|ts|js|json|md|yml|yaml|toml|sh|css|html)\b")
 
 NAMES = (
@@ -101,7 +101,7 @@ def features(text: str, *, answers: bool = False, in_plan: bool = False) -> list
     """The lexical features of ``text`` (see NAMES): 1.0 where a marker is present, else 0.0."""
     lowered = text.lower()
     found = [1.0 if _MARKERS[name].search(lowered) else 0.0 for name in NAMES[:7]]
-    cjk = bool(_CJK.search(text))
+    cjk = bool(CJK.search(text))
     size = len(text) // 3 if cjk else len(text.split())
     return [
         *found,
@@ -115,12 +115,12 @@ def features(text: str, *, answers: bool = False, in_plan: bool = False) -> list
 
 
 def kind(text: str) -> str:
-    """The note kind ``text`` most likely states: rule, preference, fact, else decision."""
+    """The note kind ``text`` most likely states: preference, rule, decision, fact, else decision."""
     lowered = text.lower()
-    if _MARKERS["rule"].search(lowered):
-        return "rule"
     if _MARKERS["preference"].search(lowered):
         return "preference"
+    if _MARKERS["rule"].search(lowered):
+        return "rule"
     if _MARKERS["decision"].search(lowered):
         return "decision"
     if _MARKERS["fact"].search(lowered):

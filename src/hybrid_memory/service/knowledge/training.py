@@ -40,8 +40,8 @@ def examples(sessions: Sequence[Session]) -> list[Example]:
 
 
 async def matrix(found: Sequence[Example], embedder: Embedder) -> Matrix:
-    clauses = [e.candidate.clause for e in found]
-    return rows(clauses, await embedder.embed_documents([c.text for c in clauses]))
+    picked = [e.candidate for e in found]
+    return rows(picked, await embedder.embed_documents([c.clause.text for c in picked]))
 
 
 def train(x: Matrix, y: npt.NDArray[np.bool_], model: str) -> Classifier:
