@@ -39,7 +39,7 @@ _COMMAS = re.compile(
 LONG_CLAUSE_WORDS = 18
 """A longer sentence, or one holding a question, is read clause by clause (cut at commas)."""
 _LOG_LINE = re.compile(
-    r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|.*\b\w+(?:Error|Exception)\b:|"
+    r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|.*\b\w*(?:Error|Exception)\b:|Consider (?:using|adding)|Did you mean|"
     r".*\bnpm (?:ERR|WARN)|code [A-Z_]{3,}\b|\$ |> |>>> |#!|//|/\*|"
     r"\d{4}-\d\d-\d\d[ T]\d|\[\d|\d+:\d\d|INFO\b|DEBUG\b|WARN|ERROR\b|CRITICAL\b|Setting up |Reading |"
     r"Get:\d|Hit:\d|npm (?:ERR|WARN)|[│├└┌┐┘─⎿⏺✻●▶▸✓✗✔✘]|\||\[Image #|\[Pasted text|<[a-z/!])"
@@ -53,7 +53,7 @@ _QUESTION = re.compile(
     r"como|cómo|por ?qu[eé]|qu[eé]|onde|dónde|quando|cuándo|qual|cuál|pode|puedes|podes|"
     r"pourquoi|comment|est-ce|quoi|quel|quelle|wie|warum|was|wo|wann|welche[rsn]?|kannst|können|"
     r"gibt es|ist das)\b"
-    r"|(?:吗|呢|么|嗎|麼|か|かな|の)\s*[。.]?$|^(?:为什么|為什麼|怎么|怎麼|什么|什麼|如何|是否|なぜ|どう|どこ|いつ|何)"
+    r"|(?:吗|呢|么|嗎|麼|哪|か|かな|の)\s*[。.]?$|^(?:为什么|為什麼|怎么|怎麼|什么|什麼|如何|是否|なぜ|どう|どこ|いつ|何)"
     r"|能不能|是不是|要不要|可不可以|會不會|会不会|有沒有|有没有",
     re.IGNORECASE,
 )

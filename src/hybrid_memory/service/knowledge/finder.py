@@ -36,6 +36,7 @@ FEATURES = (*lexicon.NAMES, "cue")
 PREV_CHARS = 600
 """The end of the assistant's turn before a user turn that is read with it."""
 _MARKED = tuple(lexicon.NAMES.index(n) for n in ("rule", "preference", "decision", "fact"))
+_CJK, _ONE_OFF = lexicon.NAMES.index("cjk"), lexicon.NAMES.index("one_off")
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ def features(clause: Clause) -> list[float]:
 
 def worth_scoring(clause: Clause, marks: Sequence[float]) -> bool:
     """Whether ``clause`` carries a marker, answers the assistant, or a cue fired: only those are embedded."""
+    if marks[_CJK] and marks[_ONE_OFF]:
+        return False  # "幫我 …": a request, whatever else it says
     return bool(clause.answer_to) or clause.in_plan or marks[-1] > 0 or any(marks[i] > 0 for i in _MARKED)
 
 
