@@ -39,7 +39,8 @@ _COMMAS = re.compile(
 LONG_CLAUSE_WORDS = 18
 """A longer sentence, or one holding a question, is read clause by clause (cut at commas)."""
 _LOG_LINE = re.compile(
-    r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|.*\b\w*(?:Error|Exception)\b:|Consider (?:using|adding)|Did you mean|"
+    r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|.*\b\w*(?:Error|Exception)\b:|"
+    r"Consider (?:using|adding)|Did you mean|"
     r".*\bnpm (?:ERR|WARN)|code [A-Z_]{3,}\b|\$ |> |>>> |#!|//|/\*|"
     r"\d{4}-\d\d-\d\d[ T]\d|\[\d|\d+:\d\d|INFO\b|DEBUG\b|WARN|ERROR\b|CRITICAL\b|Setting up |Reading |"
     r"Get:\d|Hit:\d|npm (?:ERR|WARN)|[│├└┌┐┘─⎿⏺✻●▶▸✓✗✔✘]|\||\[Image #|\[Pasted text|<[a-z/!])"
