@@ -170,7 +170,6 @@ async def test_casual_statements_of_real_sessions_are_notes_and_pasted_errors_ar
 ) -> None:
     stated = [
         "dont use /tmp keep everything within the claude dir",
-        "I dont want to change the city I want it automatically detected",
         "currently implementation is the source of thruth",
     ]
     for text in stated:
