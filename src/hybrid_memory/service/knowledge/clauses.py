@@ -40,7 +40,7 @@ LONG_CLAUSE_WORDS = 18
 """A longer sentence, or one holding a question, is read clause by clause (cut at commas)."""
 _LOG_LINE = re.compile(
     r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|.*\b\w*(?:Error|Exception)\b:|"
-    r"Consider (?:using|adding)|Did you mean|"
+    r"Consider (?:using|adding)|Did you mean|\[(?:INFO|DEBUG|WARN\w*|ERROR|TRACE|NOTE)\]|"
     r".*\bnpm (?:ERR|WARN)|code [A-Z_]{3,}\b|\$ |> |>>> |#!|//|/\*|"
     r"\d{4}-\d\d-\d\d[ T]\d|\[\d|\d+:\d\d|INFO\b|DEBUG\b|WARN|ERROR\b|CRITICAL\b|Setting up |Reading |"
     r"Get:\d|Hit:\d|npm (?:ERR|WARN)|[│├└┌┐┘─⎿⏺✻●▶▸✓✗✔✘]|\||\[Image #|\[Pasted text|<[a-z/!])"
@@ -59,6 +59,7 @@ _QUESTION = re.compile(
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(
+    r"\b(?:i guess|i think|i suppose|not sure|probably|maybe|perhaps|might be)\b|"
     r"^(?:if|what if|suppose|imagine|maybe|perhaps|in case|unless|wondering|i wonder|"
     r"se|si|wenn|falls|ob|talvez|quizás|quizas|peut-être|vielleicht|如果|假如|要是|もし)\b"
     r"|^(?:如果|假如|要是|もし)",
@@ -80,6 +81,7 @@ _PICK = re.compile(
     r"(?P<n>\d|[A-C]|one|two|three|first|second|third|last)\b(?:\s+(?:please|then|it is|is fine))?[.!]?$",
     re.IGNORECASE,
 )
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 _ORDINALS = {"one": 1, "first": 1, "two": 2, "second": 2, "three": 3, "third": 3, "a": 1, "b": 2, "c": 3}
 
 
@@ -144,8 +146,18 @@ def _options(assistant: str) -> dict[int, str]:
     return options
 
 
+def _named(reply: str, assistant: str) -> str:
+    """The option a reply names, among the terms the assistant set in bold ("" when it names none)."""
+    lowered = f" {reply.lower()} "
+    named = [t.strip() for t in _BOLD.findall(assistant) if 2 <= len(t.strip()) <= 40]
+    return next((t for t in named if f" {t.lower()} " in lowered), "")
+
+
 def answered(reply: str, assistant: str) -> str:
-    """What a bare reply answers: the option it picks ("Option 2: Redis"), else the question asked."""
+    """What a bare reply answers: the option it picks ("option 2: Redis"), else the question asked."""
+    named = _named(reply, assistant) if _last_question(assistant) else ""
+    if named:
+        return "one of the options offered"
     picked = _PICK.match(reply.strip())
     options = _options(assistant) if picked else {}
     if picked and options:

@@ -89,7 +89,9 @@ _ONE_OFF_VERBS = (
     "the|a|an|this|that|it|so|same|been|had|happened|ever|again|sure|mention|said|say|tell"
 )
 _RULE = re.compile(
-    rf"^(?:never|always|don't|do not|dont|avoid)\s+(?!(?:{_ONE_OFF_VERBS})\b)\w+"
+    rf"^(?:never|always|don'?ts?|do not|avoid)\s+(?!(?:{_ONE_OFF_VERBS})\b)\w+"
+    r"|^(?:please )?(?:ensure|make sure) (?:that )?.{3,80}"
+    r"\b(?:according to|best practices?|conventions?|guidelines?)\b"
     r"|^(?:you|we) (?:must|should|need to|have to) (?:always|never)\b"
     r"|^(?:you|we) (?:always|never) \w+|^you (?:must not|mustn't) \w+"
     r"|^(?:make sure|ensure) (?:to |that |you |we )?(?:always|never)\b"
@@ -167,6 +169,7 @@ _ROLES = (
 _FACT = re.compile(
     rf"^(?:i'm|i am) (?:a|an|the) (?:[\w-]+ ){{0,3}}(?:{_ROLES})\b"
     r"|^i work (?:at|for|with)\b|^my name is\b|^(?:i'm|i am) based in\b|^i live in\b"
+    r"|^(?:the )?(?:company|team|org|organi[sz]ation|client) i work (?:at|for|with) is\b"
     r"|^my (?:team|company|role|job|timezone|time zone|stack|os|editor) (?:is|are|uses)\b"
     r"|^(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|application|service|api|codebase|"
     r"backend|frontend|stack|team|company|product|database|db|ci|cluster|monorepo|website|site) "

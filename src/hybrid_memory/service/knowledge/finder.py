@@ -106,6 +106,11 @@ _VALUE_ASKED = re.compile(
     re.IGNORECASE,
 )
 _LATIN_EN = re.compile(r"^[\x00-\x7f]*$")
+_STANDING = re.compile(
+    r"\b(?:is|are) (?:the |our )?(?:single )?source of th?ruth\b|^(?:from now on|going forward|as a rule)\b",
+    re.IGNORECASE,
+)
+"""What says a clause stands for good, in English: "… is the source of truth", "from now on …"."""
 PLAN_NOTES = 8
 """The most notes one plan gives: its first decisions and rules."""
 
@@ -116,14 +121,17 @@ def cued(clause: Clause, features: Sequence[float]) -> bool:
     A bare reply that picks an option or gives the value the assistant asked for; a rule or
     decision line of a plan the user hands over; a rule marker in a language other than English
     (all-MiniLM-L6-v2 reads those poorly), or a decision marker with a durable one ("all",
-    "every", 所有), outside a one-off request.
+    "every", 所有), outside a one-off request; a clause that says it stands ("… is the source
+    of truth").
     """
     marks = dict(zip(FEATURES, features, strict=True))
     if clause.answer_to:
         value = any(ch.isdigit() for ch in clause.text) and bool(_VALUE_ASKED.search(clause.answer_to))
-        return clause.answer_to.startswith("option ") or value
+        return clause.answer_to.startswith(("option ", "one of the options")) or value
     if clause.in_plan:
         return (marks["rule"] or marks["decision"] or marks["preference"] or marks["durable"]) > 0
+    if _STANDING.search(clause.text):
+        return True
     foreign = not _LATIN_EN.match(clause.text) or language(clause.text) != "en"
     said = marks["rule"] > 0 or (marks["decision"] > 0 and marks["durable"] > 0)
     return foreign and said and marks["one_off"] == 0
@@ -135,6 +143,8 @@ def kind(clause: Clause) -> str:
         return "decision"
     if clause.in_plan:
         return "rule" if lexicon.features(clause.text)[0] else "decision"
+    if _STANDING.search(clause.text):
+        return "rule"
     return cue_kind(clause.text) or lexicon.kind(clause.text)
 
 

@@ -17,7 +17,7 @@ from hybrid_memory.service.knowledge.classifier import Classifier, Matrix, fit
 from hybrid_memory.service.knowledge.finder import FEATURES, Candidate, candidates, rows
 from hybrid_memory.service.knowledge.labelled import Session, said, stated
 
-PRECISION = 0.8
+PRECISION = 0.85
 """The cross-validated precision the threshold is chosen for (the lowest threshold that keeps it)."""
 MIN_THRESHOLD = 0.5
 
