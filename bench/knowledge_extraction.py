@@ -15,7 +15,8 @@ default) — and its notes are compared with the labels:
 and leave-one-project-out (each project scored by a classifier trained on the shipped sessions
 and the other projects, with the shipped threshold). Fixtures are sessions the classifier never
 saw. Prints the time per user turn (the candidate clauses embedded with the packaged int8
-model, one thread) and the bytes the classifier ships.
+model, one thread), the finder's time against the cues alone on ``bench/plugin_hooks.py``'s
+500-turn coding transcript, and the bytes the classifier ships.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import asyncio
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from collections import defaultdict
@@ -39,10 +41,11 @@ from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
 from hybrid_memory.service.knowledge import finder, training
 from hybrid_memory.service.knowledge.classifier import WEIGHTS, Classifier, shipped
-from hybrid_memory.service.knowledge.cues import Cue
+from hybrid_memory.service.knowledge.cues import Cue, Said, cues
 from hybrid_memory.service.knowledge.labelled import SHIPPED, Session, language, load, matches, said
 from hybrid_memory.settings import PACKAGED_MODEL
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 MODES: tuple[finder.Mode, ...] = ("cues", "classifier", "both")
 
 
@@ -214,6 +217,32 @@ async def timing(sessions: Sequence[Session]) -> dict[str, float]:
     }
 
 
+async def capture_cost(runs: int = 5) -> dict[str, float]:
+    """The finder against the cues alone on plugin_hooks' 500-turn coding transcript: medians of ``runs``."""
+    from plugin_hooks import _turns
+
+    turns = [
+        Said(f"{i}-{j}", role, text)
+        for i in range(500)
+        for j, (role, text) in enumerate(_turns(i, "bench", Path("/srv/app")))
+        if isinstance(text, str)
+    ]
+    embedder = FastEmbedEmbedder(PACKAGED_MODEL, None, threads=1)
+    await embedder.warm_up()
+    times: dict[str, list[float]] = {"cues": [], "finder": []}
+    for _ in range(runs):
+        started = time.perf_counter()
+        cues(turns)
+        times["cues"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await finder.find(turns, embedder)
+        times["finder"].append(time.perf_counter() - started)
+    await embedder.close()
+    return {f"{name}_s": round(statistics.median(t), 3) for name, t in times.items()} | {
+        "clauses_embedded": len([c for c in finder.candidates(turns) if not c.marks[-1]])
+    }
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     embedder = CachedEmbedder(FastEmbedEmbedder(PACKAGED_MODEL, None, threads=1))
     dev = load(args.dev)
@@ -229,9 +258,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             results[f"{title} | {mode}"] = report
             show(f"{title} | {mode}", report)
     results["time"] = await timing(dev)
+    results["capture_500_turns"] = await capture_cost()
     results["bytes_shipped"] = {"weights": WEIGHTS.stat().st_size, "sessions": SHIPPED.stat().st_size}
     results["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(), "load": os.getloadavg()}
-    print(json.dumps({k: results[k] for k in ("time", "bytes_shipped", "machine")}, indent=1))
+    shown = ("time", "capture_500_turns", "bytes_shipped", "machine")
+    print(json.dumps({k: results[k] for k in shown}, indent=1))
     await embedder.close()
     return results
 

@@ -39,13 +39,15 @@ _COMMAS = re.compile(
 LONG_CLAUSE_WORDS = 18
 """A longer sentence, or one holding a question, is read clause by clause (cut at commas)."""
 _LOG_LINE = re.compile(
-    r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|.*\b\w*(?:Error|Exception)\b:|"
+    r"^\s*(?:at |File \"|Traceback|\w*(?:Error|Exception|Warning)\b:?|"
     r"Consider (?:using|adding)|Did you mean|\[(?:INFO|DEBUG|WARN\w*|ERROR|TRACE|NOTE)\]|"
-    r".*\bnpm (?:ERR|WARN)|code [A-Z_]{3,}\b|\$ |> |>>> |#!|//|/\*|"
+    r"code [A-Z_]{3,}\b|\$ |> |>>> |#!|//|/\*|"
     r"\d{4}-\d\d-\d\d[ T]\d|\[\d|\d+:\d\d|INFO\b|DEBUG\b|WARN|ERROR\b|CRITICAL\b|Setting up |Reading |"
     r"Get:\d|Hit:\d|npm (?:ERR|WARN)|[│├└┌┐┘─⎿⏺✻●▶▸✓✗✔✘]|\||\[Image #|\[Pasted text|<[a-z/!])"
 )
 """Lines of terminal output, logs, tracebacks, quotes, tables, markup and pasted images."""
+_ERROR_INSIDE = re.compile(r"(?:Error|Exception)\b:|\bnpm (?:ERR|WARN)")
+_LETTER = re.compile(r"[^\W\d_]")
 _CODE_CHARS = re.compile(r"[{}\[\]();=<>$\\^~|]")
 _QUESTION = re.compile(
     r"[?\uff1f]\s*$|[?\uff1f]\s+\S"
@@ -100,11 +102,11 @@ class Clause:
 def prose(line: str) -> bool:
     """Whether ``line`` reads as someone's words: not a log, traceback, table, markup or code line."""
     stripped = line.strip()
-    if not stripped or _LOG_LINE.match(stripped):
+    if not stripped or _LOG_LINE.match(stripped) or _ERROR_INSIDE.search(stripped):
         return False
     if len(_CODE_CHARS.findall(stripped)) > max(3, len(stripped) // 12):
         return False
-    letters = sum(ch.isalpha() for ch in stripped)
+    letters = len(_LETTER.findall(stripped))
     return letters >= max(2, len(stripped) // 2)
 
 

@@ -65,7 +65,7 @@ _DURABLE = (
 )
 
 _MARKERS = {
-    name: re.compile(pattern, re.IGNORECASE)
+    name: re.compile(pattern)  # matched on lower-cased text
     for name, pattern in (
         ("rule", _RULE),
         ("preference", _PREFERENCE),
