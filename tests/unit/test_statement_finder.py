@@ -182,3 +182,18 @@ async def test_casual_statements_of_real_sessions_are_notes_and_pasted_errors_ar
     ]
     for text in unsaid:
         assert await find(_user(text), embedder) == []
+
+
+def test_options_listed_in_one_line_are_read_too() -> None:
+    options = "Here are three options: 1. Keep the REST API 2. Move to tRPC 3. Add GraphQL on top. Which one?"
+    assert answered("go with 2", options) == "option 2: Move to tRPC"
+    assert answered("go with 2", "We tested 2.5 versions. Which one?") == "asked: Which one?"
+
+
+@pytest.mark.model
+async def test_a_note_only_the_classifier_found_says_so_in_its_tags(embedder: Embedder) -> None:
+    [cued] = await find(_user("never push straight to main"), embedder)
+    assert cued.tags == ["captured", "rule"]
+    [classified] = await find(_user("pls dont touch the migrations folder, those are generated"), embedder)
+    assert classified.tags == ["captured", "rule", "classified"]
+    assert 0.5 < classified.score < 1.0

@@ -83,6 +83,7 @@ _PICK = re.compile(
     r"(?P<n>\d|[A-C]|one|two|three|first|second|third|last)\b(?:\s+(?:please|then|it is|is fine))?[.!]?$",
     re.IGNORECASE,
 )
+_INLINE_OPTION = re.compile(r"(?:^|\s)(?P<n>[1-9])[.)]\s+(?P<text>.+?)(?=\s+[1-9][.)]\s|[.?!]\s|[.?!]?$)")
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 _ORDINALS = {"one": 1, "first": 1, "two": 2, "second": 2, "three": 3, "third": 3, "a": 1, "b": 2, "c": 3}
 
@@ -145,6 +146,9 @@ def _options(assistant: str) -> dict[int, str]:
             n = found.group("n")
             number = int(n) if n.isdigit() else _ORDINALS[n.lower()]
             options.setdefault(number, found.group("text").strip(" *:—-")[:120])
+    if not options:  # "Three options: 1. Keep REST 2. Move to tRPC 3. Add GraphQL. Which one?"
+        for found in _INLINE_OPTION.finditer(assistant):
+            options.setdefault(int(found.group("n")), found.group("text").strip(" *:—-.")[:120])
     return options
 
 

@@ -24,6 +24,8 @@ from hybrid_memory.service.knowledge.clauses import PLAN, prose
 
 CAPTURED = "captured"
 """The tag of every note and entity drawn from a conversation."""
+CLASSIFIED = "classified"
+"""The tag of a note the statement classifier drew, with no cue: less sure than a cue's."""
 KINDS = {"rule": NoteType.DECISION, "decision": NoteType.DECISION}
 MAX_MESSAGE_CHARS = 3_000
 """A longer user turn is most likely pasted text (a log, a document): its sentences are not the user's."""
@@ -51,6 +53,8 @@ class Cue:
     """The old value a change names ("we moved billing from Postgres 16 to …": Postgres 16)."""
     said: str = ""
     """The clause as the user said it, where the note's wording differs from it."""
+    score: float = 1.0
+    """How sure the finder is: 1.0 for a cue, the classifier's probability for a clause it kept."""
 
     @property
     def type(self) -> NoteType:
@@ -58,7 +62,8 @@ class Cue:
 
     @property
     def tags(self) -> list[str]:
-        return [CAPTURED, self.kind]
+        """``captured``, the kind, and ``classified`` where only the classifier found it (not a cue)."""
+        return [CAPTURED, self.kind, *([CLASSIFIED] if self.score < 1.0 else [])]
 
 
 _FILLER = re.compile(

@@ -169,21 +169,26 @@ async def find(
     model = classifier or shipped()
     # In both modes a clause a cue fired on is a note already: only the others are embedded.
     taken = {id(c) for c in chosen}
+    sure: dict[int, float] = {}
     scored = [c for c in picked if id(c) not in taken and not (mode == "both" and c.marks[-1])]
     if mode != "cues" and model is not None and scored:
         vectors = await embedder.embed_documents([c.clause.text for c in scored])
         scores = model.scores(rows(scored, vectors))
-        chosen += [c for c, score in zip(scored, scores, strict=True) if score >= model.threshold]
+        sure.update((id(c), float(p)) for c, p in zip(scored, scores, strict=True) if p >= model.threshold)
+        chosen += [c for c in scored if id(c) in sure]
     for candidate in chosen:
         clause = candidate.clause
         words = content(clause)
         cue = found.setdefault(
             key(words),
             Cue(
-                kind(candidate.clause),
+                kind(clause),
                 words,
-                replaces=replaced(candidate.clause.text),
-                said=candidate.clause.text,
+                replaces=replaced(clause.text),
+                said=clause.text,
+                score=min(
+                    round(sure.get(id(candidate), 1.0), 3), 1.0 if id(candidate) not in sure else 0.999
+                ),
             ),
         )
         if candidate.turn.id not in cue.sources:
