@@ -292,20 +292,34 @@ def _tidy(sentence: str) -> str:
     return sentence if sentence.endswith((".", "!", "…")) else sentence + "."
 
 
-def _statement(sentence: str, role: str) -> str | None:
-    """The sentence as a statement worth a note, or None."""
+def _statements(sentence: str, role: str) -> list[str]:
+    """The statements of a sentence: the user's sentence whole; the parts of the assistant's restatement.
+
+    "Understood: billing stays on Postgres 16, I run `make test`, and changes go through pull
+    requests" restates three things: each part is read on its own, never the list as one note.
+    """
     sentence = _strip_filler(sentence.strip())
-    if role == "assistant":
-        restated = _ASSISTANT_RESTATES.match(sentence)
-        if restated is None:
-            return None
-        sentence = _strip_filler(restated.group("rest"))
+    if role != "assistant":
+        return [s for s in [_statement(sentence)] if s]
+    restated = _ASSISTANT_RESTATES.match(sentence)
+    if restated is None:
+        return []
+    parts = _LIST_SPLIT.split(restated.group("rest"))
+    return [s for s in (_statement(_strip_filler(p)) for p in parts) if s]
+
+
+def _statement(sentence: str) -> str | None:
+    """The sentence as a statement worth a note, or None."""
     words = sentence.split()
     if not MIN_WORDS <= len(words) <= MAX_WORDS or len(sentence) > MAX_SENTENCE_CHARS:
         return None
     if sentence[:1] in "\"'“«" or len(content_words(sentence)) < 2:
         return None
     return sentence
+
+
+_LIST_SPLIT = re.compile(r"\s*;\s*|,\s+(?:and\s+)?(?=\S+\s+\S+\s+\S+)")
+"""Where a restatement lists its parts: "a, b, and c", "a; b"."""
 
 
 def cues(said: Sequence[Said]) -> list[Cue]:
@@ -317,10 +331,9 @@ def cues(said: Sequence[Said]) -> list[Cue]:
         ):
             continue
         for line in _lines(turn.text):
-            for raw in SENTENCE_END.split(line):
-                sentence = _statement(raw, turn.role)
-                kind = None if sentence is None else _kind(sentence)
-                if sentence is None or kind is None:
+            for sentence in (s for raw in SENTENCE_END.split(line) for s in _statements(raw, turn.role)):
+                kind = _kind(sentence)
+                if kind is None:
                     continue
                 content = _tidy(sentence)
                 cue = found.setdefault(
