@@ -42,7 +42,8 @@ from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
 from hybrid_memory.service.knowledge import finder, training
 from hybrid_memory.service.knowledge.classifier import WEIGHTS, Classifier, shipped
 from hybrid_memory.service.knowledge.cues import Cue, Said, cues
-from hybrid_memory.service.knowledge.labelled import SHIPPED, Session, language, load, matches, said
+from hybrid_memory.service.knowledge.labelled import SHIPPED, Session, load, matches, said
+from hybrid_memory.service.knowledge.lexicon import language
 from hybrid_memory.settings import PACKAGED_MODEL
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

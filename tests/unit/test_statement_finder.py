@@ -11,7 +11,8 @@ from hybrid_memory.service.knowledge.classifier import WEIGHTS, read, shipped
 from hybrid_memory.service.knowledge.clauses import answered, clauses
 from hybrid_memory.service.knowledge.cues import Said
 from hybrid_memory.service.knowledge.finder import FEATURES, find
-from hybrid_memory.service.knowledge.labelled import SHIPPED, language, load, matches, said
+from hybrid_memory.service.knowledge.labelled import SHIPPED, load, matches, said
+from hybrid_memory.service.knowledge.lexicon import language
 from tests.fakes import FakeEmbedder
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements" / "holdout.jsonl"

@@ -28,7 +28,7 @@ from hybrid_memory.service.knowledge import lexicon
 from hybrid_memory.service.knowledge.classifier import Classifier, Matrix, shipped
 from hybrid_memory.service.knowledge.clauses import Clause, clauses
 from hybrid_memory.service.knowledge.cues import Cue, Said, cue_kind, cues, key, replaced
-from hybrid_memory.service.knowledge.labelled import language
+from hybrid_memory.service.knowledge.lexicon import language
 
 Mode = Literal["cues", "classifier", "both"]
 FEATURES = (*lexicon.NAMES, "cue")

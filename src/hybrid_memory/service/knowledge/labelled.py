@@ -20,17 +20,7 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 SHIPPED = DATA_DIR / "statements.jsonl"
 """The labelled sessions shipped with the package (the classifier's own training data)."""
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 _TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]|[^\W_]+", re.UNICODE)
-_LANGUAGE_WORDS = {
-    "pt": "não nao que para com uma os as você voce está esta isso fazer também pode quero do da em",
-    "es": "que para con una los las usted está esto hacer también puedes quiero el del en por y",
-    "fr": "que pour avec une les des est pas je vous ce cette faire aussi le la du et sur",
-    "de": "und die der das nicht ist mit für ich wir ein eine auch bitte den dem zu auf",
-    "en": "the and to is it that for with you this not we of in on be are use i",
-}
-_WORDS = {lang: frozenset(words.split()) for lang, words in _LANGUAGE_WORDS.items()}
 
 
 @dataclass(frozen=True)
@@ -95,17 +85,6 @@ def matches(found: str, statement: str) -> bool:
             shared += 1
     part = len(said) >= 4 and shared / len(said) >= 0.9
     return part or (shared / len(wanted) >= 0.6 and shared / len(said) >= 0.3)
-
-
-def language(text: str) -> str:
-    """en, pt, es, fr, de, zh or ja, by script and common words (en when unsure)."""
-    if _KANA.search(text):
-        return "ja"
-    if _CJK.search(text):
-        return "zh"
-    counts = {lang: sum(w in vocab for w in tokens(text)) for lang, vocab in _WORDS.items()}
-    best = max(counts, key=lambda lang: counts[lang])
-    return best if counts[best] > counts["en"] else "en"
 
 
 def said(session: Session) -> list[Said]:

@@ -126,3 +126,28 @@ def kind(text: str) -> str:
     if _MARKERS["fact"].search(lowered):
         return "fact"
     return "decision"
+
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_WORD = re.compile(r"[^\W_]+")
+_LANGUAGE_WORDS = {
+    "pt": "não nao que para com uma os as você voce está esta isso fazer também pode quero do da em",
+    "es": "que para con una los las usted está esto hacer también puedes quiero el del en por y",
+    "fr": "que pour avec une les des est pas je vous ce cette faire aussi le la du et sur",
+    "de": "und die der das nicht ist mit für ich wir ein eine auch bitte den dem zu auf",
+    "en": "the and to is it that for with you this not we of in on be are use i",
+}
+_WORDS = {lang: frozenset(words.split()) for lang, words in _LANGUAGE_WORDS.items()}
+
+
+def language(text: str) -> str:
+    """en, pt, es, fr, de, zh or ja, by script and common words (en when unsure)."""
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh"
+    found = [w.lower() for w in _WORD.findall(text)]
+    counts = {lang: sum(w in vocab for w in found) for lang, vocab in _WORDS.items()}
+    best = max(counts, key=lambda lang: counts[lang])
+    return best if counts[best] > counts["en"] else "en"
