@@ -24,6 +24,13 @@ PLAN = re.compile(
     re.IGNORECASE,
 )
 """A turn that hands the agent a plan to carry out: its decisions are the user's."""
+SCAFFOLD = re.compile(
+    r"^\s*(?:Caveat: The messages below were generated|This session is being continued from a previous"
+    r"|<(?:task-notification|command-name|command-message|local-command|system-reminder|bash-)"
+    r"|Unknown skill:|Base directory for this skill:)",
+    re.IGNORECASE,
+)
+"""What the host wrote in the user's place: its notices, a compaction's summary, a skill's text."""
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|#+)\s+")
@@ -187,6 +194,8 @@ def _split(piece: str) -> list[str]:
 
 def clauses(text: str, prev_assistant: str = "") -> list[Clause]:
     """The candidate clauses of one user turn (``prev_assistant``: the assistant's turn before it)."""
+    if SCAFFOLD.match(text):
+        return []
     in_plan = bool(PLAN.match(text))
     if len(text) > (MAX_PLAN_CHARS if in_plan else MAX_TURN_CHARS):
         return []

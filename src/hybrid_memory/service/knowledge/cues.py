@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from hybrid_memory.models import NoteType
 from hybrid_memory.service.knowledge._text import SENTENCE_END, content_words
-from hybrid_memory.service.knowledge.clauses import PLAN, prose
+from hybrid_memory.service.knowledge.clauses import PLAN, SCAFFOLD, prose
 
 CAPTURED = "captured"
 """The tag of every note and entity drawn from a conversation."""
@@ -327,7 +327,8 @@ def cues(said: Sequence[Said]) -> list[Cue]:
     found: dict[str, Cue] = {}
     for turn in said:
         if turn.role not in ("user", "assistant") or (
-            turn.role == "user" and (len(turn.text) > MAX_MESSAGE_CHARS or PLAN.match(turn.text))
+            turn.role == "user"
+            and (len(turn.text) > MAX_MESSAGE_CHARS or PLAN.match(turn.text) or SCAFFOLD.match(turn.text))
         ):
             continue
         for line in _lines(turn.text):
