@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from hybrid_memory.models import Note
-from hybrid_memory.service.knowledge._text import STOPWORDS
+from hybrid_memory.service.knowledge._text import STOPWORDS, content_words
 from hybrid_memory.text.values import change
 from hybrid_memory.text.words import words
 
@@ -84,3 +84,16 @@ def judge(a: Note, b: Note, similarity: float) -> Verdict | None:
         # The older note has had longer to gather links; the duplicate folds into it.
         return Verdict("merge", keep=older, drop=newer)
     return None
+
+
+_GENERIC = frozenset(("use", "using", "set", "let", "make", "keep", "never", "always", "must", "should"))
+
+
+def same_topic(old: str, new: str) -> bool:
+    """Whether two statements share a word that is neither a value nor a generic verb ("token", "billing").
+
+    "We use Postgres 16 for billing" and "We use Redis 7 for the cache" differ in values but speak
+    of two things; "Set the token TTL to 15 minutes" and "… to 30 minutes" speak of one.
+    """
+    shared = set(content_words(old)) & set(content_words(new))
+    return bool(shared - values(old) - values(new) - _GENERIC)

@@ -3,7 +3,8 @@
 Run by the host after a captured remember_thread (the plugin's hooks and import-transcript
 share that path), over the turns of that call:
 
-- each cue (:mod:`.cues`) becomes a note under a deterministic id (project, kind, wording);
+- each statement the finder draws (:mod:`.finder`: cues and a classifier over clauses) becomes
+  a note under a deterministic id (project, kind, wording);
   stated again, in the same words or close ones (embedding), it *reinforces* that note
   (importance up, modified now, a new ``src:`` tag) rather than copying it; a change
   ("we moved billing from Postgres 16 to CockroachDB", or a new value for the same thing)
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import (
     Link,
     Memory,
@@ -46,11 +48,11 @@ from hybrid_memory.service.knowledge.cues import (
     MAX_SENTENCE_CHARS,
     Cue,
     Said,
-    cues,
     key,
 )
 from hybrid_memory.service.knowledge.distill import SOURCE_TAG
 from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
+from hybrid_memory.service.knowledge.finder import find
 from hybrid_memory.service.writes.drafts import DryRun, NoteDraft
 from hybrid_memory.service.writes.notes import NotePlan
 from hybrid_memory.service.writes.validation import MAX_TAGS
@@ -114,16 +116,17 @@ def _cite(tags: Sequence[str], new: Sequence[str]) -> list[str]:
 
 
 class Harvester:
-    def __init__(self, *, vectors: VectorStore, graph: GraphStore) -> None:
+    def __init__(self, *, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> None:
         self._vectors = vectors
         self._graph = graph
+        self._embedder = embedder
 
     async def run(
         self, scope: Scope, writer: HarvestWriter, thread_id: str, turns: Sequence[Memory]
     ) -> Harvest:
         """Notes, entities and links from ``turns`` (one remember call's memories, in order)."""
         said = [Said(m.id, m.role or "", m.text) for m in turns]
-        found = [c for c in cues(said) if junk(c.content) is None]  # a pasted error is no rule
+        found = [c for c in await find(said, self._embedder) if junk(c.content) is None]  # no paste
         done = Harvest(cues=found, private=any(m.private for m in turns))
         session = await self._session(scope, writer, thread_id, said, done)
         note_ids: dict[str, str] = {}
@@ -320,7 +323,7 @@ class Harvester:
             if (
                 similarity >= consolidate.CHANGE_SIMILARITY
                 and changed
-                and _same_topic(old.content, cue.content)
+                and consolidate.same_topic(old.content, cue.content)
             ):
                 return [old]
         return []
@@ -385,16 +388,3 @@ def _names(text: str, entity: Entity) -> bool:
     """Whether ``text`` names ``entity`` (a note links to the entities it speaks of)."""
     name = entity.name.lower()
     return name in text.lower()
-
-
-_GENERIC = frozenset(("use", "using", "set", "let", "make", "keep", "never", "always", "must", "should"))
-
-
-def _same_topic(old: str, new: str) -> bool:
-    """Whether two statements share a word that is neither a value nor a generic verb ("token", "billing").
-
-    "We use Postgres 16 for billing" and "We use Redis 7 for the cache" differ in values but speak
-    of two things; "Set the token TTL to 15 minutes" and "… to 30 minutes" speak of one.
-    """
-    shared = set(content_words(old)) & set(content_words(new))
-    return bool(shared - consolidate.values(old) - consolidate.values(new) - _GENERIC)
