@@ -92,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     add_move_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
+    _add_install_parsers(sub)
     stop = sub.add_parser(
         "stop",
         help="stop the process that hosts the data dir's store (a headless host, or a server); waits until "
@@ -164,6 +165,12 @@ async def _capture_pending(data_dir: Path) -> None:
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from hybrid_memory.integrations.cli import add_parsers
+
+    add_parsers(sub)
+
+
+def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hybrid_memory.commands.install import add_parsers
 
     add_parsers(sub)
 
@@ -340,6 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)
+    if args.command in ("install", "uninstall"):  # edits an agent's files: no store, no settings
+        from hybrid_memory.commands.install import run as run_install
+
+        return run_install(args)
     if args.command in STORE_COMMANDS:
         follow_directory(args)
         # A running server answers before the settings (most of the start-up) are even imported.
