@@ -41,6 +41,7 @@ _SCAFFOLD_TAGS = (
     "user_shell_command",
     "INSTRUCTIONS",
     "turn_aborted",
+    "hook_context",  # what Gemini CLI's hooks added to a prompt
     "private",
 )
 _TAGGED = re.compile(r"<(" + "|".join(_SCAFFOLD_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL)
