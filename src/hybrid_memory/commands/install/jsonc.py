@@ -187,9 +187,20 @@ def _insert(text: str, container: Node, entry: str) -> str:
     last = ends[-1]
     rest = text[last:close]
     if rest.lstrip().startswith(","):  # a trailing comma: the file's style, kept after the new one too
-        at = last + rest.index(",") + 1
+        at = _line_end(text, last + rest.index(",") + 1)
         return text[:at] + f"\n{inner}{entry}," + text[at:]
-    return text[:last] + f",\n{inner}{entry}" + text[last:]
+    at = _line_end(text, last)
+    return text[:last] + "," + text[last:at] + f"\n{inner}{entry}" + text[at:]
+
+
+def _line_end(text: str, at: int) -> int:
+    """The end of ``at``'s line when only a comment follows there (it stays with its line), else ``at``."""
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    rest = text[at:end].strip()
+    if not rest or rest.startswith("//") or (rest.startswith("/*") and rest.endswith("*/")):
+        return end
+    return at
 
 
 def _ends(container: Node) -> list[int]:
