@@ -159,3 +159,20 @@ def test_a_member_added_after_a_line_comment_leaves_the_comment_on_its_line() ->
 def test_a_file_that_is_not_json_is_named_with_its_line() -> None:
     with pytest.raises(jsonc.JsoncError, match="no ',' or '}' at line 3"):
         jsonc.parse('{\n  "a": 1\n  "b": 2\n}\n')
+
+
+def test_a_settings_file_that_is_not_json_is_named_and_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = tmp_path / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n  "theme": "GitHub"\n  "x": 1\n}\n')
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+    assert main(["install", "gemini", "--command", HM]) == 1
+
+    assert capsys.readouterr().err == (
+        f"hybrid-memory install gemini: {settings} could not be read (no ',' or '}}' at line 3); "
+        "fix it, then run this again\n"
+    )
+    assert settings.read_text() == '{\n  "theme": "GitHub"\n  "x": 1\n}\n'

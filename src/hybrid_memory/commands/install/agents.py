@@ -60,7 +60,10 @@ def _read(path: Path) -> str | None:
 def _change(path: Path, edit: Any) -> Change:
     """The change ``edit`` makes to ``path``'s text; a file an edit leaves holding nothing is removed."""
     before = _read(path)
-    after = edit(before or "")
+    try:
+        after = edit(before or "")
+    except ValueError as exc:  # JSON(C) or TOML the agent itself could not read either
+        raise ValueError(f"{path} could not be read ({exc}); fix it, then run this again") from None
     if after == (before or ""):
         return Change(path, before, before)
     return Change(path, before, after if _holds_anything(path, after) else None)
@@ -146,14 +149,6 @@ def _codex_toml(text: str, command: str | None) -> str:
             del servers[SERVER]
             if not servers:
                 del doc["mcp_servers"]
-        features = doc.get("features")
-        trivia = None
-        if isinstance(features, Table) and "hooks" in features:
-            trivia = getattr(features.item("hooks"), "trivia", None)
-        if isinstance(features, Table) and trivia is not None and OURS_MARK in trivia.comment:
-            del features["hooks"]
-            if not features:
-                del doc["features"]
         after = tomlkit.dumps(doc)
         # A table taken out leaves the blank line tomlkit put before it when it was added.
         return after.rstrip("\n") + "\n" if after != text and after.endswith("\n\n") else after
@@ -166,14 +161,6 @@ def _codex_toml(text: str, command: str | None) -> str:
         table = tomlkit.table()
         table.update(entry)
         servers[SERVER] = table
-    features = doc.get("features")
-    if not isinstance(features, Table):
-        features = tomlkit.table()
-        doc["features"] = features
-    if features.get("hooks") is not True:
-        value = tomlkit.item(True)
-        value.comment(OURS_MARK)
-        features["hooks"] = value
     return tomlkit.dumps(doc)
 
 
