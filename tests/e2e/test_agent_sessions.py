@@ -3,7 +3,7 @@
 Each agent runs offline against the loopback stand-in of its model API, under one throwaway
 HOME where install wrote their configuration, in one repository. A fact told in Gemini CLI
 (captured by its AfterAgent hook from its session file) is in the first request of Codex's
-next session and in opencode's when asked (its plugin's injection); a fact told in
+next session, and in Claude Code's and opencode's when asked (the plugins' injection); a fact told in
 opencode (captured from the messages its plugin hands over when the session goes idle) is
 in Gemini CLI's next request. Codex runs only hooks a user has trusted: the test passes
 ``--dangerously-bypass-hook-trust`` for the hooks install wrote.
@@ -60,6 +60,7 @@ def _gemini_sessions(home: Path) -> list[str]:
 
 def test_a_fact_told_in_one_agent_reaches_the_next_session_of_another(tmp_path: Path, data_dir: Path) -> None:
     gemini, codex, opencode = require("gemini"), require("codex"), require("opencode")
+    claude = require("claude-code")
     home = tmp_path / "home"
     project = git_project(tmp_path / "work" / "shop")
     with messages_standin() as model:
@@ -67,7 +68,7 @@ def test_a_fact_told_in_one_agent_reaches_the_next_session_of_another(tmp_path: 
         codex_provider(home, model.url)
         gemini_settings(home, project)
         opencode_settings(home, model.url)
-        for agent in ("gemini", "codex", "opencode"):
+        for agent in ("gemini", "codex", "opencode", "claude-code"):
             hybrid_memory(env, project, "install", agent)
 
         _session(model, [str(gemini), "-m", "gemini-2.5-flash", "-p", GEMINI_FACT], env, project)
@@ -82,6 +83,9 @@ def test_a_fact_told_in_one_agent_reaches_the_next_session_of_another(tmp_path: 
             ],
             env,
             project,
+        )
+        claude_sees = _session(
+            model, [str(claude), "-p", "How often is the staging database restored?"], env, project
         )
         opencode_sees = _session(
             model, [str(opencode), "run", "When is the staging database restored?"], env, project
@@ -103,6 +107,7 @@ def test_a_fact_told_in_one_agent_reaches_the_next_session_of_another(tmp_path: 
     assert "input" in codex_sees[0]  # a Responses API request: Codex's own
     assert GEMINI_FACT in request_text(codex_sees[0])
     assert "recall_memory" in json.dumps(codex_sees[0].get("tools")), "Codex did not list the memory's tools"
+    assert any(GEMINI_FACT in request_text(r) for r in claude_sees if r.get("tools"))
     main_loop = [r for r in opencode_sees if r.get("tools")]
     assert any(GEMINI_FACT in request_text(r) for r in main_loop)
     assert any("recall_memory" in json.dumps(r["tools"]) for r in main_loop)
