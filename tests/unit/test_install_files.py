@@ -31,6 +31,12 @@ USER_FILES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _no_agent_homes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("CODEX_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(variable, raising=False)
+
+
 def _home(tmp_path: Path, agent: str) -> Path:
     for name, text in USER_FILES[agent].items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -176,3 +182,27 @@ def test_a_settings_file_that_is_not_json_is_named_and_left_alone(
         "fix it, then run this again\n"
     )
     assert settings.read_text() == '{\n  "theme": "GitHub"\n  "x": 1\n}\n'
+
+
+def test_claude_code_runs_only_the_plugin_commands_not_done_yet(tmp_path: Path) -> None:
+    from hybrid_memory.commands.install import claude_code
+
+    plugins = tmp_path / ".claude" / "plugins"
+    plugins.mkdir(parents=True)
+    fresh = claude_code.steps(tmp_path, install=True)
+    (plugins / "known_marketplaces.json").write_text(json.dumps({"mcp-hybrid-memory": {}}))
+    half = claude_code.steps(tmp_path, install=True)
+    (plugins / "installed_plugins.json").write_text(
+        json.dumps({"version": 2, "plugins": {"hybrid-memory@mcp-hybrid-memory": [{}]}})
+    )
+
+    assert fresh == [
+        ["plugin", "marketplace", "add", str(claude_code.checkout())],
+        ["plugin", "install", "hybrid-memory@mcp-hybrid-memory"],
+    ]
+    assert half == [["plugin", "install", "hybrid-memory@mcp-hybrid-memory"]]
+    assert claude_code.steps(tmp_path, install=True) == []
+    assert claude_code.steps(tmp_path, install=False) == [
+        ["plugin", "uninstall", "hybrid-memory@mcp-hybrid-memory"],
+        ["plugin", "marketplace", "remove", "mcp-hybrid-memory"],
+    ]
