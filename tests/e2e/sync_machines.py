@@ -1,0 +1,110 @@
+"""Two machines for ``hybrid-memory sync``: each a data dir and a clone of one repository, and a
+bare git repository between them. Sessions are captured as a person's would be, by
+``hybrid-memory import-transcript`` of a Claude Code transcript written in the clone."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.e2e.claude_code import hook_env
+
+COMMAND = Path(sys.executable).parent / "hybrid-memory"
+ORIGIN = "git@github.com:ada/ledger.git"
+"""The repository's remote on both machines (never reached: only its name matters)."""
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=60)
+    return done.stdout
+
+
+@dataclass(frozen=True)
+class Machine:
+    data_dir: Path
+    clone: Path
+
+    def run(
+        self, *args: str, cwd: Path | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [str(COMMAND), *args],
+            env=hook_env(self.data_dir),
+            cwd=cwd or self.clone,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"hybrid-memory {' '.join(args)} exited {done.returncode}: {done.stderr}")
+        return done
+
+    def sync(self, remote: Path, cwd: Path | None = None) -> str:
+        return self.run("sync", str(remote), cwd=cwd).stdout
+
+    def recall(self, query: str, cwd: Path | None = None) -> list[str]:
+        hits = json.loads(self.run("recall", query, "--json", "--limit", "10", cwd=cwd).stdout)["results"]
+        return [str(hit["text"]) for hit in hits]
+
+    def capture(self, session: str, turns: list[tuple[str, str]]) -> None:
+        """A Claude Code session in the clone, one line per (role, text), captured."""
+        path = self.data_dir.parent / f"{self.data_dir.name}-{session}.jsonl"
+        lines = []
+        for n, (role, text) in enumerate(turns):
+            content: object = text if role == "user" else [{"type": "text", "text": text}]
+            message: dict[str, object] = {"role": role, "content": content}
+            if role == "assistant":
+                message["id"] = f"msg_{session[:8]}_{n}"
+            lines.append(
+                {
+                    "parentUuid": None,
+                    "cwd": str(self.clone),
+                    "sessionId": session,
+                    "version": "1.0.80",
+                    "type": role,
+                    "message": message,
+                    "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{session}/{n}")),
+                    "timestamp": f"2026-03-0{1 + n % 9}T09:00:0{n % 10}.000Z",
+                }
+            )
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        self.run("import-transcript", str(path))
+
+    def export(self) -> list[dict[str, object]]:
+        path = self.data_dir.parent / f"{self.data_dir.name}-export.jsonl"
+        self.run("export", "--all-projects", "--quiet", str(path))
+        return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+    def counts(self) -> dict[str, int]:
+        found = {"memory": 0, "note": 0, "link": 0}
+        for item in self.export():
+            found[str(item["item"])] += 1
+        return found
+
+
+def machine(root: Path, name: str) -> Machine:
+    """A data dir and a clone of the repository (remote ``ORIGIN``) at a path of its own."""
+    clone = root / name / "work" / f"ledger-{name}"
+    clone.mkdir(parents=True)
+    git(clone, "init", "--quiet", "--initial-branch=main")
+    git(clone, "remote", "add", "origin", ORIGIN)
+    return Machine(root / name / "data", clone)
+
+
+def bare(root: Path) -> Path:
+    path = root / "memory.git"
+    path.mkdir()
+    git(path, "init", "--quiet", "--bare", "--initial-branch=main")
+    return path
+
+
+def remote_text(repository: Path) -> str:
+    """Every blob the bare repository holds, as text: what anyone with the repository can read."""
+    objects = git(repository, "cat-file", "--batch-all-objects", "--batch-check")
+    blobs = [line.split()[0] for line in objects.splitlines() if line.split()[1] == "blob"]
+    return "\n".join(git(repository, "cat-file", "-p", blob) for blob in blobs)
