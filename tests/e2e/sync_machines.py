@@ -5,11 +5,14 @@ bare git repository between them. Sessions are captured as a person's would be, 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from mcp import StdioServerParameters
 
 from tests.e2e.claude_code import hook_env
 
@@ -108,3 +111,9 @@ def remote_text(repository: Path) -> str:
     objects = git(repository, "cat-file", "--batch-all-objects", "--batch-check")
     blobs = [line.split()[0] for line in objects.splitlines() if line.split()[1] == "blob"]
     return "\n".join(git(repository, "cat-file", "-p", blob) for blob in blobs)
+
+
+def server(one: Machine) -> StdioServerParameters:
+    """``hybrid-memory serve`` on the machine's data dir, for the clone's project (a session in it)."""
+    env = hook_env(one.data_dir, HYBRID_MEMORY_PROJECT=os.path.realpath(one.clone))
+    return StdioServerParameters(command=str(COMMAND), args=["serve"], env=env, cwd=str(one.clone))

@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
 from tests.e2e.claude_code import stop_hosts
-from tests.e2e.sync_machines import Machine, bare, machine
+from tests.e2e.sync_machines import Machine, bare, machine, remote_text, server
+from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
 LAPTOP_FACT = "The ledger stores amounts as integer cents, never floats."
+PRIVATE = "The vault door code is kept in the blue folder."
 DESKTOP_FACT = "Invoices are numbered per fiscal year, restarting at one each April."
 
 
@@ -48,3 +52,54 @@ def test_a_session_captured_on_one_machine_is_recalled_on_the_other_both_ways(
     for line in again:
         assert "sent 0 memories, 0 notes, 0 links, 0 forgets" in line
         assert "0 memories, 0 notes, 0 links written" in line
+
+
+async def test_forgets_supersedes_and_pins_reach_the_other_machine_and_private_notes_never_leave(
+    machines: tuple[Machine, Machine, Path],
+) -> None:
+    laptop, desktop, remote = machines
+    with anyio.fail_after(300):
+        async with Client(server(laptop)) as session:
+            said = [
+                {"role": "user", "id": "m1", "content": "The staging cluster runs in eu-west-1."},
+                {"role": "user", "id": "m2", "content": "The old staging cluster in us-east-1 is gone."},
+            ]
+            await call(session, "remember_thread", thread_id="t1", messages=said)
+            jenkins = await call(
+                session, "create_note", content="Deploys go through Jenkins.", type="decision"
+            )
+            await call(session, "create_note", content=PRIVATE, type="fact", private=True)
+            pinned = await call(
+                session, "create_note", content="Always run migrations first.", type="decision"
+            )
+            await call(session, "pin_memory", memory_id=pinned["id"])
+    await anyio.to_thread.run_sync(laptop.sync, remote)
+    await anyio.to_thread.run_sync(desktop.sync, remote)
+    there = {(i["item"], i.get("id")): i for i in await anyio.to_thread.run_sync(desktop.export)}
+    assert ("note", jenkins["id"]) in there
+    assert there[("memory", pinned["id"])]["pinned"] is True
+    gone = next(m for m in there.values() if m.get("text") == said[1]["content"])
+
+    with anyio.fail_after(300):
+        async with Client(server(laptop)) as session:
+            actions = await call(
+                session, "create_note", content="Deploys go through GitHub Actions.", type="decision"
+            )
+            await call(
+                session, "create_link", from_id=actions["id"], to_id=jenkins["id"], relation="supersedes"
+            )
+            await call(session, "forget", ids=[gone["id"]])
+    await anyio.to_thread.run_sync(laptop.sync, remote)
+    await anyio.to_thread.run_sync(desktop.sync, remote)
+
+    exported = await anyio.to_thread.run_sync(desktop.export)
+    there = {(i["item"], i.get("id")): i for i in exported}
+    assert ("memory", gone["id"]) not in there
+    assert there[("note", jenkins["id"])]["valid_to"] is not None
+    links = [i for i in exported if i["item"] == "link"]
+    assert {"from_id": actions["id"], "to_id": jenkins["id"], "relation": "supersedes"}.items() <= links[
+        0
+    ].items()
+    assert PRIVATE not in str(there)
+    assert PRIVATE not in await anyio.to_thread.run_sync(remote_text, remote)
+    assert "Deploys go through Jenkins." in await anyio.to_thread.run_sync(remote_text, remote)

@@ -8,7 +8,7 @@ The rule (``docs/sync.md``), for an item changed on both sides since they last a
   version wins, and travels on -- so the machine that syncs last decides, and both agree after it.
 
 Supersedes need no rule of their own: a ``supersedes`` link is a link (links of both sides are
-kept, a union), and the note it closed carries its ``valid_to`` and ``superseded_by`` as any edit.
+kept, a union), and the note it closed carries its ``valid_to`` as any edit does.
 Items are written as ``hybrid-memory import`` writes them (embedded here by this machine's
 model, an item equal to the stored one skipped), so applying the same changes twice stores
 nothing twice.
