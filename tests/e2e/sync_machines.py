@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 import uuid
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +28,12 @@ ORIGIN = "git@github.com:ada/ledger.git"
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=60)
     return done.stdout
+
+
+@dataclass(frozen=True)
+class Killed:
+    applied_before_kill: dict[str, int]
+    """What the killed sync had recorded as applied."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,30 @@ class Machine:
 
     def sync(self, remote: Path, cwd: Path | None = None) -> str:
         return self.run("sync", str(remote), cwd=cwd).stdout
+
+    def kill_sync_once_applying(self, remote: Path) -> Killed:
+        """Start ``sync`` and kill it (SIGKILL) once it has the other machine's change file to apply."""
+        process = subprocess.Popen(
+            [str(COMMAND), "sync", str(remote)],
+            env=hook_env(self.data_dir),
+            cwd=self.clone,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        try:
+            while not list((self.data_dir / "sync").glob("*/clone/changes/*/*.jsonl")):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("the sync ended (or never pulled) before it could be killed")
+                time.sleep(0.005)
+        finally:
+            process.kill()
+            code = process.wait(timeout=60)
+        assert code == -signal.SIGKILL
+        state = next((self.data_dir / "sync").glob("*/state.sqlite"))
+        with closing(sqlite3.connect(state)) as db:
+            applied = dict(db.execute("SELECT machine, seq FROM applied").fetchall())
+        return Killed(applied)
 
     def recall(self, query: str, cwd: Path | None = None) -> list[str]:
         hits = json.loads(self.run("recall", query, "--json", "--limit", "10", cwd=cwd).stdout)["results"]

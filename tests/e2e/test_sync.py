@@ -35,7 +35,7 @@ def test_a_session_captured_on_one_machine_is_recalled_on_the_other_both_ways(
     laptop, desktop, remote = machines
     laptop.capture("11111111-aaaa-4000-8000-000000000001", [("user", LAPTOP_FACT), ("assistant", "Noted.")])
     laptop.sync(remote)
-    desktop.sync(remote)
+    desktop.sync(remote)  # in its own clone, at another path than the laptop's
     assert LAPTOP_FACT in desktop.recall("how does the ledger store amounts")
 
     desktop.capture(
@@ -103,3 +103,38 @@ async def test_forgets_supersedes_and_pins_reach_the_other_machine_and_private_n
     assert PRIVATE not in str(there)
     assert PRIVATE not in await anyio.to_thread.run_sync(remote_text, remote)
     assert "Deploys go through Jenkins." in await anyio.to_thread.run_sync(remote_text, remote)
+
+
+def test_memory_synced_before_the_clone_was_used_joins_it_at_the_next_sync_in_the_clone(
+    machines: tuple[Machine, Machine, Path], tmp_path: Path
+) -> None:
+    laptop, desktop, remote = machines
+    laptop.capture("33333333-cccc-4000-8000-000000000003", [("user", LAPTOP_FACT), ("assistant", "Noted.")])
+    laptop.sync(remote)
+    desktop.sync(remote, cwd=tmp_path)  # not in a clone: the memory waits under the repository's URL
+    assert LAPTOP_FACT not in desktop.recall("how does the ledger store amounts")
+
+    desktop.sync(remote)
+    assert LAPTOP_FACT in desktop.recall("how does the ledger store amounts")
+
+
+def test_a_sync_killed_half_way_is_finished_by_the_next_one(
+    machines: tuple[Machine, Machine, Path],
+) -> None:
+    laptop, desktop, remote = machines
+    turns = [
+        ("user" if n % 2 == 0 else "assistant", f"Step {n} of the migration moves table t{n}.")
+        for n in range(120)
+    ]
+    laptop.capture("44444444-dddd-4000-8000-000000000004", turns)
+    laptop.sync(remote)
+    stop_hosts(desktop.data_dir)  # the command runs the sync itself, so killing it stops the sync
+    killed = desktop.kill_sync_once_applying(remote)
+    assert killed.applied_before_kill == {}  # stopped after the remote was read, before it was applied
+
+    desktop.sync(remote)
+    assert desktop.counts() == laptop.counts()
+    assert "Step 7 of the migration moves table t7." in desktop.recall("which table does step 7 move")
+    again = desktop.sync(remote)
+    assert "sent 0 memories, 0 notes, 0 links, 0 forgets" in again
+    assert "0 memories, 0 notes, 0 links written" in again
