@@ -56,6 +56,9 @@ NOT_RUNNABLE: dict[str, str] = {
         "a terminal session shown with its output, a server running in the background; "
         "tests/e2e/test_cli_joins_server.py runs these commands against running servers"
     ),
+    rf"{_ENV}hybrid-memory sync (?!memory\.git)": (
+        "a remote the test cannot reach; tests/e2e/test_sync.py syncs two machines through a bare repository"
+    ),
     r"^pip uninstall": "removes the package this test runs",
     r"^rm -rf ~/": "deletes the user's own data directory",
     r"settings_doc > docs/configuration\.md": (
