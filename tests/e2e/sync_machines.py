@@ -90,6 +90,27 @@ class Machine:
 
     def capture(self, session: str, turns: list[tuple[str, str]]) -> None:
         """A Claude Code session in the clone, one line per (role, text), captured."""
+        self.run("import-transcript", str(self.transcript(session, turns)))
+
+    def end_session(self, session: str, turns: list[tuple[str, str]], **env: str) -> str:
+        """The session's last hook, SessionEnd, as Claude Code runs it (capture not detached); its stderr."""
+        payload = {"session_id": session, "transcript_path": str(self.transcript(session, turns))}
+        payload |= {"cwd": str(self.clone), "hook_event_name": "SessionEnd", "reason": "exit"}
+        done = subprocess.run(
+            [str(COMMAND), "hook", "session-end"],
+            input=json.dumps(payload),
+            env=hook_env(self.data_dir, HYBRID_MEMORY_HOOK_DETACH="0", **env),
+            cwd=self.clone,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        assert done.stdout == ""
+        return done.stderr
+
+    def transcript(self, session: str, turns: list[tuple[str, str]]) -> Path:
+        """A Claude Code transcript of a session in the clone, one line per (role, text)."""
         path = self.data_dir.parent / f"{self.data_dir.name}-{session}.jsonl"
         lines = []
         for n, (role, text) in enumerate(turns):
@@ -110,7 +131,7 @@ class Machine:
                 }
             )
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        self.run("import-transcript", str(path))
+        return path
 
     def export(self) -> list[dict[str, object]]:
         path = self.data_dir.parent / f"{self.data_dir.name}-export.jsonl"

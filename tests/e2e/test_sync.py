@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from tests.e2e.claude_code import stop_hosts
-from tests.e2e.sync_machines import Machine, bare, machine, remote_text, server
+from tests.e2e.sync_machines import Machine, bare, git, machine, remote_text, server
 from tests.tools.helpers import call
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -138,3 +138,24 @@ def test_a_sync_killed_half_way_is_finished_by_the_next_one(
     again = desktop.sync(remote)
     assert "sent 0 memories, 0 notes, 0 links, 0 forgets" in again
     assert "0 memories, 0 notes, 0 links written" in again
+
+
+def test_with_a_sync_remote_set_a_session_that_ends_is_synced(
+    machines: tuple[Machine, Machine, Path],
+) -> None:
+    laptop, desktop, remote = machines
+    turns = [("user", LAPTOP_FACT), ("assistant", "Noted.")]
+    said = laptop.end_session(
+        "55555555-eeee-4000-8000-000000000005", turns, HYBRID_MEMORY_SYNC_REMOTE=str(remote)
+    )
+    assert "synced with" in said
+    desktop.sync(remote)
+    assert LAPTOP_FACT in desktop.recall("how does the ledger store amounts")
+
+
+def test_without_a_sync_remote_a_session_that_ends_stays_on_its_machine(
+    machines: tuple[Machine, Machine, Path],
+) -> None:
+    laptop, _, remote = machines
+    laptop.end_session("66666666-ffff-4000-8000-000000000006", [("user", LAPTOP_FACT)])
+    assert git(remote, "for-each-ref") == ""
