@@ -143,7 +143,7 @@ async def _names(service: MemoryService, state: SyncState, cwd: str | None) -> _
     # What arrived before this machine had the repository waits under its name: move it in.
     for scope in sorted(scopes, key=lambda s: (s.project, s.user)):
         into = local.get(scope.project, scope.project)
-        if not scope.project.startswith("/") and into != scope.project:
+        if into != scope.project and not await anyio.Path(scope.project).is_dir():
             await service.move_project(Scope(project=scope.project, user=scope.user), into)
     return _Names(recorded, local)
 
