@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import anyio
 import pytest
 
 from hybrid_memory.models import Link, Memory, MemoryKind, Note, NoteType, Relation, Scope
@@ -15,6 +16,7 @@ from hybrid_memory.transfer.sync import sync
 from hybrid_memory.transfer.sync.apply import resolve
 from hybrid_memory.transfer.sync.changes import Changes, key_of, merge
 from hybrid_memory.transfer.sync.identity import local_projects, normalise_url, remote_url
+from hybrid_memory.transfer.sync.remote import GitRemote, change_files
 from tests.conftest import make_settings
 from tests.fakes import FakeEmbedder
 
@@ -131,3 +133,16 @@ async def test_two_machines_converge_on_the_later_edit_of_a_note(tmp_path: Path)
     assert sorted(p.name for p in (remote / "changes").iterdir()) == sorted(
         (settings[n].data_dir / "sync" / "machine").read_text().strip() for n in "ab"
     )
+
+
+async def test_two_machines_pushing_at_once_both_get_their_change_file_in(tmp_path: Path) -> None:
+    bare = tmp_path / "memory.git"
+    await anyio.run_process(["git", "init", "--quiet", "--bare", str(bare)])
+    laptop, desktop = GitRemote(str(bare), tmp_path / "a"), GitRemote(str(bare), tmp_path / "b")
+    await laptop.pull()
+    await desktop.pull()
+    await laptop.publish("laptop", 1, "one\n")
+    await desktop.publish("desktop", 1, "two\n")  # its clone is behind: rejected once, rebased, pushed
+
+    seen = [(f.machine, f.seq, f.path.read_text()) for f in change_files(await laptop.pull())]
+    assert seen == [("desktop", 1, "two\n"), ("laptop", 1, "one\n")]

@@ -108,8 +108,10 @@ class GitRemote:
         if await _git(self._clone, "rev-parse", "--verify", "--quiet", remote_branch, check=False):
             await _git(self._clone, "checkout", "--quiet", "-B", BRANCH, remote_branch)
             await _git(self._clone, "reset", "--quiet", "--hard", remote_branch)
-        else:  # an empty repository: its first commit starts the branch
+        else:  # an empty repository: its first commit starts the branch (a commit never pushed is dropped)
             await _git(self._clone, "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}")
+            await _git(self._clone, "update-ref", "-d", f"refs/heads/{BRANCH}", check=False)
+            await _git(self._clone, "rm", "-r", "--cached", "--quiet", "--ignore-unmatch", ".", check=False)
         await _git(self._clone, "clean", "--quiet", "-fdx")
         return self._clone
 
