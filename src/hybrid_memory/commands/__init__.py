@@ -81,7 +81,7 @@ def add_sync_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "memory goes to the clone of the same remote URL, wherever it is; run sync inside a clone "
         "to give it its memory. See docs/sync.md.",
     )
-    sync.add_argument("remote", help="a folder, a path to a bare git repository, or a git URL")
+    sync.add_argument("remote", type=_remote, help="a folder, a path to a bare git repository, or a git URL")
     sync.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
     sync.set_defaults(project=None)
 
@@ -97,6 +97,12 @@ def follow_directory(parsed: argparse.Namespace) -> None:
     cwd = os.getcwd()
     parsed.project = project_of_directory(cwd)
     parsed.legacy = legacy_project_name(root_uri(cwd))
+
+
+def _remote(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("name the remote: a folder, a bare git repository, or a git URL")
+    return text
 
 
 def _limit(text: str) -> int:
