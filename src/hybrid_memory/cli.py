@@ -16,6 +16,7 @@ from hybrid_memory.commands import (
     add_forget_parser,
     add_move_parser,
     add_recall_parser,
+    add_sync_parser,
     follow_directory,
     join_running,
 )
@@ -90,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     add_recall_parser(sub)
     add_forget_parser(sub)
     add_move_parser(sub)
+    add_sync_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
     _add_install_parsers(sub)

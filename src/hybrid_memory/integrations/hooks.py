@@ -109,7 +109,21 @@ def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] 
     return _context_output("UserPromptSubmit", text) if text else None
 
 
-def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
+def _sync_after_session(cwd: Path) -> None:
+    """``hybrid-memory sync`` with HYBRID_MEMORY_SYNC_REMOTE, when set; its report goes to stderr."""
+    remote = os.environ.get("HYBRID_MEMORY_SYNC_REMOTE", "").strip()
+    if not remote:
+        return
+    import subprocess
+
+    command = [sys.executable, "-m", "hybrid_memory", "sync", remote]
+    done = subprocess.run(
+        command, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False, timeout=3600
+    )
+    sys.stderr.write(done.stdout + done.stderr)
+
+
+def _capture(config: HookConfig, payload: dict[str, Any], *, ended: bool) -> None:
     from hybrid_memory.integrations import pending
 
     transcript = _transcript(payload)
@@ -117,6 +131,8 @@ def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
     pending.keep(config, session_id, transcript, cwd)  # before trying: a failure cannot lose it
     if not config.detach:
         pending.attempt(config, session_id, lock_timeout_s=config.timeout_s)
+        if ended:
+            _sync_after_session(cwd)
         return
     # Taken before the fork and inherited by the child: a session starting now waits for it.
     lock_fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
@@ -140,6 +156,8 @@ def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
         code = 1
     try:
         pending.retry(config, skip=[session_id])  # what other sessions left waiting
+        if ended:
+            _sync_after_session(cwd)
     finally:
         os._exit(code)
 
@@ -169,7 +187,7 @@ def run(event: str, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
         elif name == "UserPromptSubmit":
             output = _user_prompt(config, payload)
         else:
-            _capture(config, payload)
+            _capture(config, payload, ended=name == "SessionEnd")
     except Exception as exc:  # a hook never breaks the session
         stderr.write(f"hybrid-memory hook {event}: {_describe(exc)}\n")
     if config is None or name is None:
