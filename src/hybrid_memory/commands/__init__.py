@@ -79,7 +79,7 @@ def add_sync_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "what the other machines sent: memories, notes, links, pins, forgets; never private items. "
         "REMOTE is a folder or a git repository (a bare one, a private GitHub repo). A repository's "
         "memory goes to the clone of the same remote URL, wherever it is; run sync inside a clone "
-        "to give it its memory. See docs/sync.md.",
+        "to give it its memory.",
     )
     sync.add_argument("remote", type=_remote, help="a folder, a path to a bare git repository, or a git URL")
     sync.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
