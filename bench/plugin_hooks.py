@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -142,7 +143,9 @@ def _transcript(path: Path, session: str, turns: int, cwd: Path) -> None:
                 f.write(json.dumps(entry) + "\n")
 
 
-def _hook(event: str, payload: dict[str, object], env: dict[str, str]) -> float:
+def _hook(
+    event: str, payload: dict[str, object], env: dict[str, str], said: list[str] | None = None
+) -> float:
     start = perf_counter()
     done = subprocess.run(
         [str(HOOK), "hook", event],
@@ -155,7 +158,13 @@ def _hook(event: str, payload: dict[str, object], env: dict[str, str]) -> float:
     elapsed = perf_counter() - start
     if done.stderr:
         raise SystemExit(f"hook {event} failed: {done.stderr.strip()}")
+    if said is not None:
+        said.append(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout else "")
     return elapsed
+
+
+def _cited(text: str) -> list[str]:
+    return list(dict.fromkeys(re.findall(r"\[memory:([^\]\s]+)\]", text)))
 
 
 def _quantiles(values: list[float]) -> dict[str, float]:
@@ -202,7 +211,7 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
     if project_of_directory(asked_in) != project_of_directory(cwd):
         raise SystemExit("the worktree's subdirectory is not in the repository's project")
 
-    prompt_s, python_s = [], []
+    prompt_s, python_s, said = [], [], []
     for i in range(prompts):
         topic = TOPICS[i % len(TOPICS)]
         ask = {
@@ -210,12 +219,18 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
             "cwd": str(asked_in),
             "prompt": f"What did we decide about {topic} last time?",
         }
-        prompt_s.append(_hook("user-prompt-submit", ask, env))
+        prompt_s.append(_hook("user-prompt-submit", ask, env, said if i < len(TOPICS) else None))
         start = perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         python_s.append(perf_counter() - start)
+    started: list[str] = []
+    _hook("session-start", {"session_id": "bench", "cwd": str(asked_in)}, env, started)
     stop_hosts(data_dir)
     return {
+        "injected_ids": {
+            "session_start": _cited(started[0]),
+            "prompts": {TOPICS[i]: _cited(text) for i, text in enumerate(said)},
+        },
         "first_hook_starting_the_host_s": round(cold, 2),
         "user_prompt_submit": _quantiles(prompt_s),
         "project_of_directory_us": round(naming_us, 1),

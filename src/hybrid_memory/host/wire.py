@@ -10,6 +10,10 @@ session it sends a single request with :data:`METHOD`: the command's name, its s
 and its arguments. The host runs the command's body on its open stores, relays what the
 body writes to stderr as :data:`STDERR` notifications while it runs, and answers with
 what to print and the exit code, or with an error whose ``data.exit`` is the exit code.
+The injection call: a hook's one request. A hook sends one :data:`INJECT` request (the
+event, its session, its directory, the prompt, the hooks' limits) and the host answers with
+the text to inject, the ids it cites and its tokens, or with an error of one line.
+
 Kept free of ``mcp`` and of the stores: the joining side imports only this.
 """
 
@@ -34,6 +38,9 @@ STOP = "hybrid-memory/stop"
 METHOD = "hybrid-memory/command"
 STDERR = "hybrid-memory/stderr"
 COMMAND_ERROR = -32000
+INJECT = "hybrid-memory/inject"
+SESSION_START = "session-start"
+PROMPT = "prompt"
 
 
 class Reply(NamedTuple):
@@ -52,6 +59,11 @@ def line(message: dict[str, Any]) -> bytes:
 def request(command: str, scope: dict[str, str | None], args: dict[str, Any], *, tty: bool) -> bytes:
     params = {"command": command, "scope": scope, "args": args, "tty": tty}
     return line({"jsonrpc": "2.0", "id": 1, "method": METHOD, "params": params})
+
+
+def inject_request(event: str, params: dict[str, Any]) -> bytes:
+    """A hook's :data:`INJECT` request for ``event`` (:data:`SESSION_START` or :data:`PROMPT`)."""
+    return line({"jsonrpc": "2.0", "id": 1, "method": INJECT, "params": {**params, "event": event}})
 
 
 def method_of(first_line: bytes) -> str | None:

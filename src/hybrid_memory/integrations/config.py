@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import zlib
 from pathlib import Path
 from typing import NamedTuple
 
 from hybrid_memory.host.lock import data_dir_from_env
-from hybrid_memory.projects import label, legacy_project_name, project_name, root_uri
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
@@ -134,6 +132,8 @@ def estimate_tokens(text: str) -> int:
 def project_of(config: HookConfig, cwd: Path) -> str:
     """The session's project, named as the server names it from Claude Code's root (the session's cwd):
     its repository, else the directory (:mod:`hybrid_memory.projects`)."""
+    from hybrid_memory.projects import project_name, root_uri  # off a prompt's path (urllib loads slowly)
+
     return config.project or project_name(root_uri(cwd)) or "default"
 
 
@@ -143,9 +143,11 @@ def safe_name(name: str) -> str:
 
 
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The project's latest sessions (first prompt, last time; SessionStart shows the newest one's
-    digest), named by the project's folder and a digest of its whole name, so two folders named alike
-    keep two files."""
+    """The file the hooks once kept of the project's latest sessions (the store knows them now: it is
+    only removed with the project), named by the project's folder and a digest of its whole name, so
+    two folders named alike keep two files."""
+    from hybrid_memory.projects import label
+
     # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
     digest = f"{zlib.crc32(project.encode()):08x}"
     return config.state_dir / "sessions" / f"{safe_name(label(project))[:64]}-{digest}.json"
@@ -159,14 +161,3 @@ def said_file(config: HookConfig, project: str) -> Path:
 def project_state_files(config: HookConfig, project: str) -> tuple[Path, ...]:
     """Every file the hooks keep about one project beside the store (gone when the project is forgotten)."""
     return recent_sessions_file(config, project), said_file(config, project)
-
-
-def sessions_file(config: HookConfig, cwd: Path) -> Path:
-    """:func:`recent_sessions_file` of the session's project; the first time, the file kept under the
-    project's old name (the folder's) becomes it, as the store's memories do."""
-    path = recent_sessions_file(config, project_of(config, cwd))
-    if config.project is None and not path.exists():
-        old = config.state_dir / "sessions" / f"{safe_name(legacy_project_name(root_uri(cwd)) or '_')}.json"
-        with contextlib.suppress(OSError):
-            os.replace(old, path)
-    return path
