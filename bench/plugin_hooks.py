@@ -1,6 +1,7 @@
 """The Claude Code plugin's cost: hook wall times, capture of a long session, added time per session.
 
     python bench/plugin_hooks.py [--prompts 40] [--turns 500] [--sessions 7] [--out FILE.json]
+        [--compare EARLIER.json]
 
 1. ``UserPromptSubmit``: ``hybrid-memory hook user-prompt-submit`` run as Claude Code runs
    it (a process, JSON on stdin) against a host that is already running, over a memory
@@ -20,6 +21,11 @@
    loopback stand-in of the Messages API: one-turn ``claude -p`` sessions, plugin
    enabled and disabled in alternation; the medians and their difference.
 
+The lines the first prompt of each topic and a new session's start are given (ids left out) are
+written too; ``--compare`` holds them against an earlier run's (another version, the same
+session): for each, whether the memories shown are the same, in the same order (or the first of
+them, when fewer fit the budget).
+
 Prints a summary and the machine's load averages; writes the figures as JSON.
 """
 
@@ -36,6 +42,7 @@ import sys
 import tempfile
 from pathlib import Path
 from time import perf_counter
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -65,7 +72,12 @@ TOPICS = [
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRID_MEMORY_")}
+    # The hooks run as installed: from compiled modules (a development shell may turn their writing off).
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HYBRID_MEMORY_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["HYBRID_MEMORY_DATA_DIR"] = str(data_dir)
     env.update(extra)
@@ -163,8 +175,10 @@ def _hook(
     return elapsed
 
 
-def _cited(text: str) -> list[str]:
-    return list(dict.fromkeys(re.findall(r"\[memory:([^\]\s]+)\]", text)))
+def _shown(text: str) -> list[str]:
+    """The lines injected, each memory's id left out: ids derive from the project's path, which differs
+    from run to run, the texts and their order do not."""
+    return [re.sub(r"\[memory:[^\]\s]+\]", "[memory]", line) for line in text.splitlines()[1:] if line]
 
 
 def _quantiles(values: list[float]) -> dict[str, float]:
@@ -227,9 +241,9 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
     _hook("session-start", {"session_id": "bench", "cwd": str(asked_in)}, env, started)
     stop_hosts(data_dir)
     return {
-        "injected_ids": {
-            "session_start": _cited(started[0]),
-            "prompts": {TOPICS[i]: _cited(text) for i, text in enumerate(said)},
+        "injected": {
+            "session_start": _shown(started[0]),
+            "prompts": {TOPICS[i]: _shown(text) for i, text in enumerate(said)},
         },
         "first_hook_starting_the_host_s": round(cold, 2),
         "user_prompt_submit": _quantiles(prompt_s),
@@ -290,6 +304,18 @@ def sessions(work: Path, runs: int) -> dict[str, object] | None:
     }
 
 
+def compare(earlier: dict[str, Any], now: dict[str, Any]) -> dict[str, object]:
+    """For each injection: the lines shown now, then, and whether now's are then's first ones."""
+    was, are = earlier["hooks"]["injected"], now["hooks"]["injected"]
+    pairs = {"session_start": (was["session_start"], are["session_start"])}
+    pairs.update({topic: (was["prompts"][topic], are["prompts"][topic]) for topic in are["prompts"]})
+    rows = {
+        name: {"then": len(a), "now": len(b), "same_first": b == a[: len(b)]}
+        for name, (a, b) in pairs.items()
+    }
+    return {"all_same_first": all(r["same_first"] for r in rows.values()), "injections": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -298,6 +324,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--sessions", type=int, default=7)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "plugin_hooks.json")
+    parser.add_argument("--compare", type=Path, help="an earlier run's JSON: are the same memories shown?")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hm-plugin-bench-"))
     load_before = os.getloadavg()
@@ -308,6 +335,8 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["load_average_before_after"] = [list(load_before), list(os.getloadavg())]
+    if args.compare is not None:
+        results["same_as_earlier"] = compare(json.loads(args.compare.read_text()), results)
     results["cpus"] = os.cpu_count()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))

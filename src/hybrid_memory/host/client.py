@@ -174,20 +174,43 @@ def ask(data_dir: Path, request: bytes, *, timeout_s: float, start: bool = True)
     """The result of one ``request`` (a framed JSON-RPC line) to the data dir's host, started when none
     runs; :class:`HostError` with the host's one-line message when it refused. A host that left before
     answering (killed, stopping) is asked once more: the next host answers."""
+    log = data_dir / HOST_LOG
+    logged = _size(log)
     for tries_left in (1, 0):
         sock = open_socket(data_dir, timeout_s, start=start)
         try:
             return _answer(sock, request, timeout_s)
         except _Left:
             if not tries_left:
-                log = data_dir / HOST_LOG
-                raise HostError(
-                    f"the memory host closed the connection twice before answering (see {log})"
-                ) from None
+                said = _last_word(log, logged)
+                raise HostError(said or f"the memory host closed the connection twice (see {log})") from None
         finally:
             with contextlib.suppress(OSError):
                 sock.close()
     raise AssertionError("unreachable")
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _last_word(log: Path, since: int) -> str | None:
+    """The one line a host that could not serve wrote in its log after ``since`` (its size then)."""
+    try:
+        with log.open("rb") as f:
+            f.seek(since)
+            tail = f.read(1 << 16).decode(errors="replace")
+    except OSError:
+        return None
+    said = [
+        line.removeprefix("hybrid-memory: ")
+        for line in tail.splitlines()
+        if line.startswith("hybrid-memory: ")
+    ]
+    return said[-1] if said else None
 
 
 def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:

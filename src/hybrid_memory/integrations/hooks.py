@@ -163,7 +163,7 @@ def _unavailable(exc: BaseException) -> str:
     return (
         f"hybrid-memory: no memory in this session: {why}. The file is left as it is: restore it from a "
         "backup or move it aside (the store starts empty), then `hybrid-memory stats` checks the store."
-        if " store at " in why
+        if " store at " in why and " failed: " in why
         else f"hybrid-memory: no memory in this session: {why}."
     )
 

@@ -24,7 +24,8 @@ from hybrid_memory.tools.context import AppContext
 
 logger = logging.getLogger(__name__)
 
-SEND_WITHIN_S = 5.0
+ANSWER_WITHIN_S = 60.0
+"""The longest a host that stops waits for an injection in progress."""
 
 
 async def _scope(app: AppContext, cwd: Path | None) -> Scope:
@@ -71,22 +72,24 @@ async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
 
 
 async def serve_injection(first_line: bytes, stream: anyio.abc.ByteStream, app: AppContext) -> None:
-    """Answer the injection request in ``first_line`` on ``stream``; the caller closes the stream."""
+    """Answer the injection request in ``first_line`` on ``stream``; the caller closes the stream.
+
+    Shielded (within :data:`ANSWER_WITHIN_S`): a store that cannot open stops the host, and this
+    answer is what tells the session why.
+    """
     from hybrid_memory.exits import classify
 
-    try:
-        params = json.loads(first_line)["params"]
-        done = await inject(app, params if isinstance(params, dict) else {})
-        reply = wire.line(
-            {"jsonrpc": "2.0", "id": 1, "result": {"text": done.text, "ids": done.ids, "tokens": done.tokens}}
-        )
-    except Exception as exc:  # the hook shows it as one line; the host goes on
-        code, message = classify(exc)
-        logger.info("an injection failed: %s", message)
-        reply = wire.failure(code, message)
-    # Shielded: a store that cannot open stops the host, and this answer is what tells the session why.
-    with anyio.CancelScope(shield=True) as sending:
-        sending.deadline = anyio.current_time() + SEND_WITHIN_S
+    with anyio.CancelScope(shield=True) as answering:
+        answering.deadline = anyio.current_time() + ANSWER_WITHIN_S
+        try:
+            params = json.loads(first_line)["params"]
+            done = await inject(app, params if isinstance(params, dict) else {})
+            result = {"text": done.text, "ids": done.ids, "tokens": done.tokens}
+            reply = wire.line({"jsonrpc": "2.0", "id": 1, "result": result})
+        except Exception as exc:  # the hook shows it as one line; the host goes on
+            code, message = classify(exc)
+            logger.info("an injection failed: %s", message)
+            reply = wire.failure(code, message)
         try:
             await stream.send(reply)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
