@@ -17,11 +17,14 @@ import json
 import socket
 import time
 from pathlib import Path
-from typing import Any
 
 from hybrid_memory import __version__
 from hybrid_memory.host.start import HOST_LOG, attempts, wait
 from hybrid_memory.host.wire import line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+    from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
 

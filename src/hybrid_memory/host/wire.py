@@ -19,8 +19,21 @@ Kept free of ``mcp`` and of the stores: the joining side imports only this.
 
 from __future__ import annotations
 
+import collections
 import json
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+
+    class Reply(NamedTuple):
+        """A command's outcome: what it prints on stdout, exactly (newlines included), and its exit code."""
+
+        stdout: str
+        code: int = 0
+
+else:  # a named tuple without ``typing`` (or ``dataclasses``): a hook loads this module
+    Reply = collections.namedtuple("Reply", "stdout code", defaults=(0,))
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest single message on the socket (a remember_thread of a whole long session)."""
@@ -41,14 +54,6 @@ COMMAND_ERROR = -32000
 INJECT = "hybrid-memory/inject"
 SESSION_START = "session-start"
 PROMPT = "prompt"
-
-
-class Reply(NamedTuple):
-    """A command's outcome (a NamedTuple: ``dataclasses`` would cost a hook a tenth of its imports)."""
-
-    stdout: str
-    """What the command prints on stdout, exactly (newlines included)."""
-    code: int = 0
 
 
 def line(message: dict[str, Any]) -> bytes:

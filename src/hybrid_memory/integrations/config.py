@@ -2,25 +2,50 @@
 
 from __future__ import annotations
 
+import collections
 import os
 import zlib
 from pathlib import Path
-from typing import NamedTuple
 
 from hybrid_memory.host.lock import data_dir_from_env
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _Variable(NamedTuple):
+        field: str
+        default: int | float | bool
+        low: float = 0
+        high: float = 0
+        meaning: str = ""
+
+    class _Config(NamedTuple):
+        data_dir: Path
+        project: str | None
+        context_tokens: int
+        prompt_tokens: int
+        min_match: float
+        timeout_s: float
+        detach: bool
+        min_note_match: float = 0.1
+
+else:  # the same tuples without ``typing``, one of the slowest of a prompt hook's imports
+    _Variable = collections.namedtuple("_Variable", "field default low high meaning", defaults=(0, 0, ""))
+    _Config = collections.namedtuple(
+        "_Config",
+        "data_dir project context_tokens prompt_tokens min_match timeout_s detach min_note_match",
+        defaults=(0.1,),
+    )
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
 
 
-class HookVariable(NamedTuple):
+class HookVariable(_Variable):
     """One ``HYBRID_MEMORY_HOOK_*`` variable: read, and documented in docs/configuration.md, from here."""
 
-    field: str
-    default: int | float | bool
-    low: float = 0
-    high: float = 0
-    meaning: str = ""
+    __slots__ = ()
 
     @property
     def env(self) -> str:
@@ -83,21 +108,14 @@ HOOK_VARIABLES = (
 )
 
 
-class HookConfig(NamedTuple):
-    """The hooks' settings: the data dir and project as the server reads them, and :data:`HOOK_VARIABLES`.
+class HookConfig(_Config):
+    """The hooks' settings: the data dir and project (``HYBRID_MEMORY_PROJECT``: when set, every session
+    uses it, as the server does) as the server reads them, and :data:`HOOK_VARIABLES`.
 
-    A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
+    A named tuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
     """
 
-    data_dir: Path
-    project: str | None
-    """HYBRID_MEMORY_PROJECT: when set, every session uses it (as the server does)."""
-    context_tokens: int
-    prompt_tokens: int
-    min_match: float
-    timeout_s: float
-    detach: bool
-    min_note_match: float = 0.1
+    __slots__ = ()
 
     @classmethod
     def from_env(cls) -> HookConfig:

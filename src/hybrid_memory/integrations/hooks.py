@@ -15,10 +15,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any
 
 from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig
 from hybrid_memory.integrations.pending import describe as _describe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+    from typing import IO, Any
 
 EVENTS = {
     "session-start": "SessionStart",
