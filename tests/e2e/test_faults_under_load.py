@@ -7,6 +7,7 @@ Waits are bounded; nothing is timed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from hybrid_memory.host.lock import connect
 from tests.e2e.claude_code import hook_env, host_pids, message_counts, stop_hosts
 from tests.e2e.test_capture_spool import _hook_pids, _pending, _until
 
@@ -41,11 +43,13 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
     stop_hosts(path)
 
 
-def _run(args: list[str], data_dir: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str], data_dir: Path, stdin: str = "", timeout_s: str = "60"
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(HOOK), *args],
         input=stdin,
-        env=hook_env(data_dir, HYBRID_MEMORY_HOOK_TIMEOUT_S="60"),
+        env=hook_env(data_dir, HYBRID_MEMORY_HOOK_TIMEOUT_S=timeout_s),
         capture_output=True,
         text=True,
         timeout=300,
@@ -73,17 +77,49 @@ def _turn(session: int, turn: int, cwd: Path) -> list[dict[str, Any]]:
     ]
 
 
-class _Every(threading.Thread):
-    """Calls ``act`` every ``low``..``high`` seconds until stopped."""
+class _Killer(threading.Thread):
+    """SIGKILLs the data dir's host 1.5 to 3 s after it is up (answers on its socket), again and again."""
 
-    def __init__(self, act: Any, low: float, high: float) -> None:
+    def __init__(self, data_dir: Path) -> None:
         super().__init__(daemon=True)
-        self._act, self._low, self._high = act, low, high
+        self.data_dir = data_dir
+        self.kills = 0
+        self.stopped = threading.Event()
+
+    def _up(self) -> list[int]:
+        pids = host_pids(self.data_dir)
+        sock = connect(self.data_dir) if pids else None
+        if sock is None:
+            return []
+        sock.close()
+        return pids
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            pids = self._up()
+            if not pids:
+                self.stopped.wait(0.1)
+                continue
+            if self.stopped.wait(random.uniform(1.5, 3.0)):
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    self.kills += 1
+
+
+class _Joiner(threading.Thread):
+    """Runs ``hybrid-memory stats`` every 1.5 s (a command joining whichever host runs)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        super().__init__(daemon=True)
+        self.data_dir = data_dir
+        self.done: list[subprocess.CompletedProcess[str]] = []
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        while not self.stopped.wait(random.uniform(self._low, self._high)):
-            self._act()
+        while not self.stopped.wait(1.5):
+            self.done.append(_run(["stats"], self.data_dir))
 
 
 def test_sessions_captured_while_the_host_is_killed_and_commands_join_lose_nothing_and_err_clearly(
@@ -91,16 +127,7 @@ def test_sessions_captured_while_the_host_is_killed_and_commands_join_lose_nothi
 ) -> None:
     cwd = tmp_path / "ledger"
     cwd.mkdir()
-    kills: list[int] = []
-    commands: list[subprocess.CompletedProcess[str]] = []
-
-    def kill_the_host() -> None:
-        for pid in host_pids(data_dir):
-            os.kill(pid, signal.SIGKILL)
-            kills.append(pid)
-
-    killer = _Every(kill_the_host, 1.5, 3.0)
-    joiner = _Every(lambda: commands.append(_run(["stats"], data_dir)), 1.5, 1.5)
+    killer, joiner = _Killer(data_dir), _Joiner(data_dir)
     hooks: list[subprocess.CompletedProcess[str]] = []
     transcripts = [tmp_path / f"load-{s}.jsonl" for s in range(SESSIONS)]
     killer.start()
@@ -117,20 +144,25 @@ def test_sessions_captured_while_the_host_is_killed_and_commands_join_lose_nothi
                 }
                 hooks.append(_run(["hook", "stop"], data_dir, json.dumps(payload)))
             prompt = {"session_id": "load-0", "cwd": str(cwd), "prompt": f"How are {TOPICS[turn]} batched?"}
-            hooks.append(_run(["hook", "user-prompt-submit"], data_dir, json.dumps(prompt)))
+            # A prompt waits for a host no longer than a session would bear; it may find none answering.
+            hooks.append(_run(["hook", "user-prompt-submit"], data_dir, json.dumps(prompt), timeout_s="10"))
     finally:
         killer.stopped.set()
         joiner.stopped.set()
         killer.join()
         joiner.join()
+    commands = joiner.done
 
     _until(lambda: not _pending(data_dir) and not _hook_pids(data_dir), 600, "every capture done")
-    assert len(kills) >= 3
+    assert killer.kills >= 3
     assert message_counts(data_dir, cwd, start=True) == {f"load-{s}": 2 * TURNS for s in range(SESSIONS)}
     assert not _pending(data_dir)
     told = [p.stderr for p in hooks + commands] + [_log(data_dir)]
     assert not [t for t in told if "unexpected error" in t]
     assert all(p.returncode == 0 for p in hooks)
+    assert all(
+        p.stderr.count("\n") <= 1 for p in hooks
+    )  # a hook that could not do its work says so in a line
     assert all(p.returncode == 0 or p.stderr.startswith("hybrid-memory: ") for p in commands)
 
 

@@ -180,7 +180,8 @@ def ask(data_dir: Path, request: bytes, *, timeout_s: float, start: bool = True)
     log = data_dir / HOST_LOG
     logged = _size(log)
     for tries_left in (1, 0):
-        sock = open_socket(data_dir, timeout_s, start=start)
+        # A session waits on this: no longer than its bound, even while a command holds the store.
+        sock = open_socket(data_dir, timeout_s, start=start, patient=False)
         try:
             return _answer(sock, request, timeout_s)
         except _Left:
@@ -216,10 +217,13 @@ def _last_word(log: Path, since: int) -> str | None:
     return said[-1] if said else None
 
 
-def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
+def open_socket(
+    data_dir: Path, timeout_s: float, *, start: bool = True, patient: bool = True
+) -> socket.socket:
     """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
-    or, with ``start=False``, waited for."""
-    sock = wait(attempts(data_dir, HostError, start=start, timeout_s=timeout_s))
+    or, with ``start=False``, waited for; and while a command holds the store, for as long as it
+    does unless not ``patient``."""
+    sock = wait(attempts(data_dir, HostError, start=start, timeout_s=timeout_s, patient=patient))
     assert isinstance(sock, socket.socket)  # no holder: it never takes the lock
     return sock
 
