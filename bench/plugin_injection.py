@@ -43,7 +43,7 @@ from hybrid_memory.evaluation.locomo import Conversation, load_locomo  # noqa: E
 from hybrid_memory.integrations.config import HookConfig, project_of  # noqa: E402
 from hybrid_memory.integrations.hooks import run  # noqa: E402
 from hybrid_memory.models import Scope  # noqa: E402
-from hybrid_memory.service.threads import memory_id  # noqa: E402
+from hybrid_memory.service.writes.threads import memory_id  # noqa: E402
 
 DEFAULT_DATASET = REPO.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 CITED = re.compile(r"\[memory:([0-9a-f-]{36})\]")

@@ -25,7 +25,6 @@ from hybrid_memory.models.knowledge import (
     Rating,
     ThreadSummaryResult,
 )
-from hybrid_memory.service import _validate
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge import digest, distill, feedback, graphmap, thread_summary
 from hybrid_memory.service.knowledge.cues import cues
@@ -33,6 +32,7 @@ from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
 from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter, said_of
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
+from hybrid_memory.service.writes import validation
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class Knowledge:
         return thread_summary.in_order(await every(self._stores.vectors, flt))
 
     async def _thread(self, scope: Scope, thread_id: str) -> list[Memory]:
-        messages = await self.thread_messages(scope, _validate.identifier(thread_id, "thread_id"))
+        messages = await self.thread_messages(scope, validation.identifier(thread_id, "thread_id"))
         if not messages:
             raise NotFoundError(
                 f"No thread '{thread_id}' in this project. list_threads returns the remembered threads."
@@ -72,7 +72,7 @@ class Knowledge:
         self, scope: Scope, thread_id: str, *, text: str | None = None, messages: Sequence[Memory] = ()
     ) -> ThreadSummaryResult:
         """Write or rewrite the thread's summary memory (``text``, else extracted); unchanged, nothing."""
-        thread_id = _validate.identifier(thread_id, "thread_id")
+        thread_id = validation.identifier(thread_id, "thread_id")
         messages = messages or await self._thread(scope, thread_id)
         text = text or thread_summary.extract(messages, thread_id)
         memory_id = thread_summary.summary_id(scope, thread_id)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from hybrid_memory.models import Memory, MemoryKind
-from hybrid_memory.service import ranking
+from hybrid_memory.service.recall import ranking
 
 USER, ASSISTANT = "user", "assistant"
 

@@ -25,8 +25,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
-from hybrid_memory.service import calibration, ranking
-from hybrid_memory.service.recall import dates, outcomes, speakers
+from hybrid_memory.service.recall import calibration, dates, outcomes, ranking, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 
 

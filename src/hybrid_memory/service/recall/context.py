@@ -30,9 +30,8 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service import ranking
 from hybrid_memory.service._pages import pages
-from hybrid_memory.service.recall import RecallOptions
+from hybrid_memory.service.recall import RecallOptions, ranking
 
 MAX_CORE = 100
 MAX_WORKING = 50

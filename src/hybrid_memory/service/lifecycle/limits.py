@@ -2,7 +2,7 @@
 
 Limits are enforced after every write, under one lock per scope, so a burst of
 concurrent writes ends within the limits. A write whose scope's running counts
-(:mod:`~hybrid_memory.service.usage`, an upper bound) stay within the limits needs
+(:mod:`~hybrid_memory.service.lifecycle.usage`, an upper bound) stay within the limits needs
 no eviction and reads nothing; otherwise its enforcement scans the store after its
 own write, and the last one to take the lock sees every write before it.
 A summary is written before what it replaces is deleted, so a crash in between
@@ -37,13 +37,14 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service import eviction, progress
+from hybrid_memory.service import progress
 from hybrid_memory.service._pages import every
+from hybrid_memory.service.lifecycle import eviction
+from hybrid_memory.service.lifecycle.summary import Summarizer as Summarizer
+from hybrid_memory.service.lifecycle.summary import SummaryRequest as SummaryRequest
+from hybrid_memory.service.lifecycle.summary import model_summary, summary_lines
+from hybrid_memory.service.lifecycle.usage import Tally
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.summary import Summarizer as Summarizer
-from hybrid_memory.service.summary import SummaryRequest as SummaryRequest
-from hybrid_memory.service.summary import model_summary, summary_lines
-from hybrid_memory.service.usage import Tally
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ class Lifecycle:
         return LimitsInfo.model_validate(self._settings, from_attributes=True)
 
     def _expired(self, memory: Memory, now: datetime) -> bool:
-        # The precedence reads use too (service/retention.py): a pin always wins.
+        # The precedence reads use too (service/lifecycle/retention.py): a pin always wins.
         days = self._settings.retention_days
         since = None if days is None else now - timedelta(days=days)
         return Liveness(now=now, retained_from=since).expired(memory)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from hybrid_memory.models import Memory, Scope
-from hybrid_memory.service import eviction
+from hybrid_memory.service.lifecycle import eviction
 
 RESCAN_WRITES = 100
 """Writes of one scope between full scans: other processes sharing a server store write too."""
