@@ -1,7 +1,7 @@
 """The Claude Code plugin's cost: hook wall times, capture of a long session, added time per session.
 
     python bench/plugin_hooks.py [--prompts 40] [--turns 500] [--sessions 7] [--out FILE.json]
-        [--compare EARLIER.json]
+        [--earlier-src CHECKOUT/src]
 
 1. ``UserPromptSubmit``: ``hybrid-memory hook user-prompt-submit`` run as Claude Code runs
    it (a process, JSON on stdin) against a host that is already running, over a memory
@@ -22,8 +22,9 @@
    enabled and disabled in alternation; the medians and their difference.
 
 What each topic's prompt finds (with a budget that cuts nothing) and what a new session's start
-is given are written too, as lines with the ids left out; ``--compare`` holds them against an
-earlier run's (another version, the same session): for each, whether the same memories are found.
+is given are written too, as lines with the ids left out. With ``--earlier-src`` (the ``src``
+of another version's checkout) each topic's prompt is also asked through that version's hook,
+against the same host and store, the two alternating: whether both find the same memories.
 
 Prints a summary and the machine's load averages; writes the figures as JSON.
 """
@@ -41,7 +42,6 @@ import sys
 import tempfile
 from pathlib import Path
 from time import perf_counter
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -188,7 +188,7 @@ def _quantiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
+def hooks(work: Path, prompts: int, turns: int, earlier: Path | None = None) -> dict[str, object]:
     data_dir, cwd = work / "data", _repository(work / "ledger")
     _git(cwd, "worktree", "add", "-q", "-b", "review", str(work / "ledger-review"))
     asked_in = work / "ledger-review" / "src" / "api"
@@ -238,22 +238,30 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
         python_s.append(perf_counter() - start)
     # What each prompt finds, whole: with room for every memory that clears the bar (not timed).
     said: list[str] = []
+    before: list[str] = []
     uncut = {**env, "HYBRID_MEMORY_HOOK_PROMPT_TOKENS": "8000"}
-    for topic in TOPICS:
+    for i, topic in enumerate(TOPICS):
         ask = {
             "session_id": "bench",
             "cwd": str(asked_in),
             "prompt": f"What did we decide about {topic} last time?",
         }
+        if earlier is not None and i % 2:
+            _hook("user-prompt-submit", ask, {**uncut, "PYTHONPATH": str(earlier)}, before)
         _hook("user-prompt-submit", ask, uncut, said)
+        if earlier is not None and not i % 2:
+            _hook("user-prompt-submit", ask, {**uncut, "PYTHONPATH": str(earlier)}, before)
     started: list[str] = []
     _hook("session-start", {"session_id": "bench", "cwd": str(asked_in)}, env, started)
     stop_hosts(data_dir)
+    found = {topic: _shown(text) for topic, text in zip(TOPICS, said, strict=True)}
     return {
-        "injected": {
-            "session_start": _shown(started[0]),
-            "prompts": {TOPICS[i]: _shown(text) for i, text in enumerate(said)},
-        },
+        "injected": {"session_start": _shown(started[0]), "prompts": found},
+        **(
+            {"same_as_earlier": compare(dict(zip(TOPICS, map(_shown, before), strict=True)), found)}
+            if before
+            else {}
+        ),
         "first_hook_starting_the_host_s": round(cold, 2),
         "user_prompt_submit": _quantiles(prompt_s),
         "project_of_directory_us": round(naming_us, 1),
@@ -313,16 +321,17 @@ def sessions(work: Path, runs: int) -> dict[str, object] | None:
     }
 
 
-def compare(earlier: dict[str, Any], now: dict[str, Any]) -> dict[str, object]:
-    """For each injection: how many lines then and now, and whether they are the same lines."""
-    was, are = earlier["hooks"]["injected"], now["hooks"]["injected"]
-    pairs = {"session_start": (was["session_start"], are["session_start"])}
-    pairs.update({topic: (was["prompts"][topic], are["prompts"][topic]) for topic in are["prompts"]})
+def compare(earlier: dict[str, list[str]], now: dict[str, list[str]]) -> dict[str, object]:
+    """For each prompt: how many memories each version found, and whether they are the same."""
     rows = {
-        name: {"then": len(a), "now": len(b), "same": sorted(a) == sorted(b), "same_order": a == b}
-        for name, (a, b) in pairs.items()
+        topic: {
+            "earlier": len(earlier[topic]),
+            "now": len(lines),
+            "same": sorted(earlier[topic]) == sorted(lines),
+        }
+        for topic, lines in now.items()
     }
-    return {"all_same": all(r["same"] for r in rows.values()), "injections": rows}
+    return {"all_same": all(r["same"] for r in rows.values()), "prompts": rows}
 
 
 def main() -> None:
@@ -333,19 +342,19 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--sessions", type=int, default=7)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "plugin_hooks.json")
-    parser.add_argument("--compare", type=Path, help="an earlier run's JSON: are the same memories shown?")
+    parser.add_argument(
+        "--earlier-src", type=Path, help="another version's src/: does its hook find the same?"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hm-plugin-bench-"))
     load_before = os.getloadavg()
     try:
-        results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns)}
+        results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns, args.earlier_src)}
         if args.sessions > 0:  # 0: the hooks alone, without Claude Code
             results["sessions"] = sessions(work, args.sessions)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["load_average_before_after"] = [list(load_before), list(os.getloadavg())]
-    if args.compare is not None:
-        results["same_as_earlier"] = compare(json.loads(args.compare.read_text()), results)
     results["cpus"] = os.cpu_count()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
