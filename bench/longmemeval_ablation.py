@@ -33,10 +33,9 @@ from hybrid_memory.evaluation.baselines import bm25_rankings
 from hybrid_memory.evaluation.lme_runner import session_messages
 from hybrid_memory.evaluation.longmemeval import QUESTION_TYPES, Item, load_longmemeval, summarise
 from hybrid_memory.models import MessageIn, Scope
-from hybrid_memory.service import MemoryService, ThreadDraft
+from hybrid_memory.service import MemoryService, ThreadDraft, indexer
 from hybrid_memory.service.recall import Recaller, RecallOptions, recall_config
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.writes import indexer
 from hybrid_memory.settings import load_settings
 from recall_ablation import VARIANTS
 

@@ -33,11 +33,10 @@ from hybrid_memory.embeddings import Embedder, build_embedder
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo
 from hybrid_memory.evaluation.runner import session_messages
 from hybrid_memory.models import MessageIn, Scope
-from hybrid_memory.service import MemoryService, ThreadDraft
+from hybrid_memory.service import MemoryService, ThreadDraft, indexer
 from hybrid_memory.service.recall import PRESETS, RecallConfig, Recaller, RecallOptions, recall_config
 from hybrid_memory.service.recall.config import AdjacentConfig, ChannelConfig
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.writes import indexer
 from hybrid_memory.settings import load_settings
 
 REPO = Path(__file__).resolve().parents[1]

@@ -123,7 +123,7 @@ def project_name(uri: str, name: str | None = None) -> str | None:
 def legacy_project_name(uri: str, name: str | None = None) -> str | None:
     """How a root was named before projects followed repositories: its name, else its last segment.
 
-    Kept to find a store's memories under their old name (:mod:`hybrid_memory.service.lifecycle.adopt`).
+    Kept to find a store's memories under their old name (:mod:`hybrid_memory.service.adopt`).
     """
     label = (name or "").strip()
     if not label:

@@ -8,7 +8,7 @@ import pytest
 
 from hybrid_memory.models import MemoryFilter, NoteType, Scope
 from hybrid_memory.service import NoteDraft, ThreadDraft
-from hybrid_memory.service.lifecycle.adopt import move_project
+from hybrid_memory.service.adopt import move_project
 
 from .conftest import Harness, messages
 

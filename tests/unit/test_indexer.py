@@ -11,7 +11,7 @@ import pytest
 
 from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore
 from hybrid_memory.models import Memory, MemoryKind
-from hybrid_memory.service.writes.indexer import CONTEXT_WEIGHT, Indexer
+from hybrid_memory.service.indexer import CONTEXT_WEIGHT, Indexer
 from tests.fakes import FakeEmbedder
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

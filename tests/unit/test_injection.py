@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 
 from hybrid_memory.models import Memory, MemoryKind, NoteType, RecallHit
 from hybrid_memory.service.injection.prompt import HEADER, anchors, clears, prompt_parts, worth_showing
-from hybrid_memory.service.injection.render import cited, fit, sections
+from hybrid_memory.service.injection.render import fit, line, sections
 from hybrid_memory.service.injection.session import digest_lines
-from hybrid_memory.text.repeats import Distinct, is_filler, normalized
+from hybrid_memory.text.filler import is_filler
+from hybrid_memory.text.repeats import Distinct
+from hybrid_memory.text.words import normalized
 
 WHEN = datetime(2026, 11, 20, 10, tzinfo=UTC)
 
@@ -71,7 +73,7 @@ def test_a_note_is_injected_at_its_own_lower_bar() -> None:
 
 def test_injected_lines_are_cited_cut_and_within_budget() -> None:
     lines = [
-        cited(f"m{i}", f"Decision {i}: " + "we keep the ledger on Postgres " * 20, "user") for i in range(6)
+        line(f"m{i}", f"Decision {i}: " + "we keep the ledger on Postgres " * 20, "user") for i in range(6)
     ]
     text, shown = fit(HEADER, lines, 300, _words)
     rows = text.splitlines()

@@ -10,11 +10,11 @@ from hybrid_memory.service.recall.speakers import (
     asks_about,
     author,
     named_author,
-    only_asks,
     prefer,
     replies_to,
 )
 from hybrid_memory.service.recall.state import fuse, plan
+from hybrid_memory.text.questions import only_asks
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from hybrid_memory.models import Memory, MemoryKind, Scope
+from hybrid_memory.service.indexer import CONTEXT_CHARS, context_tail, needs_context
 from hybrid_memory.service.lifecycle import eviction
-from hybrid_memory.service.lifecycle.usage import RESCAN_WRITES, Tally, Usage
-from hybrid_memory.service.writes.indexer import CONTEXT_CHARS, context_tail, needs_context
+from hybrid_memory.service.usage import RESCAN_WRITES, Tally, Usage
 
 SCOPE = Scope(project="p", user="u")
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

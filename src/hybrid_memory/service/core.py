@@ -26,7 +26,6 @@ from hybrid_memory.models import (
     Memory,
     MemoryContext,
     MemoryFilter,
-    MemoryKind,
     MemoryStats,
     Neighbourhood,
     NoteResult,
@@ -40,7 +39,6 @@ from hybrid_memory.models import (
     Walk,
 )
 from hybrid_memory.service import browse
-from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge.service import Knowledge
 from hybrid_memory.service.lifecycle.forgetting import forget, forget_project
 from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer, SummaryRequest
@@ -254,16 +252,11 @@ class MemoryService:
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
-        thread_id = validation.identifier(thread_id, "thread_id")
-        flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-        found = await every(self._stores.vectors, flt)
-        if not found:
-            raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
-        return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
+        return await self.knowledge.thread_messages(scope, thread_id)
 
     async def adopt(self, legacy: str, scope: Scope) -> int:
         """Move what the project's old name ``legacy`` holds into ``scope``; how many items moved."""
-        from hybrid_memory.service.lifecycle.adopt import holds_anything, move_project
+        from hybrid_memory.service.adopt import holds_anything, move_project
 
         old = Scope(project=legacy, user=scope.user)
         if old == scope or not await holds_anything(self._stores, old):
@@ -279,7 +272,7 @@ class MemoryService:
     ) -> tuple[int, int]:
         """Move ``old``'s memories, notes and links (or only ``threads``' memories) to ``project``;
         (memories, notes) moved."""
-        from hybrid_memory.service.lifecycle.adopt import move_project
+        from hybrid_memory.service.adopt import move_project
 
         moved = await move_project(self._stores, old, project, threads)
         return moved.memories, moved.notes

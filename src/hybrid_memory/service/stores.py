@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
-from hybrid_memory.service.writes.indexer import Indexer
+from hybrid_memory.service.indexer import Indexer
 
 
 @dataclass(frozen=True)

@@ -1,2 +1,5 @@
-"""Text conventions both sides use (the hooks and the host): standard library only, importing nothing
-of the package."""
+"""The text conventions every side shares: words and sentences, questions, filler, repeats, citations.
+
+Standard library only: the hooks import it, and so does the service. Each module is pure
+functions over strings.
+"""

@@ -6,7 +6,7 @@ target store. Then memories and notes go first, in batches, and links last, so e
 link finds its notes. Items equal to what is stored are skipped (and not re-embedded),
 so importing a file twice changes nothing the second time.
 
-Memories are indexed by the server's own :class:`~hybrid_memory.service.writes.indexer.Indexer`,
+Memories are indexed by the server's own :class:`~hybrid_memory.service.indexer.Indexer`,
 so a thread message gets its context (the tail of the memory its ``prev_id`` names)
 as it did when it was remembered. A memory keeps the file's embedding when the file
 was made with the configured model and dimension; otherwise it is embedded again, and
@@ -32,8 +32,8 @@ from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Link, Memory, Note, Scope
 from hybrid_memory.service import MemoryService
+from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.writes.indexer import context_tail
 from hybrid_memory.settings import Settings
 from hybrid_memory.transfer.format import MAX_PROBLEMS, ImportFileError, scope_of
 from hybrid_memory.transfer.plan import ImportPlan, SourceFormat, read_plan

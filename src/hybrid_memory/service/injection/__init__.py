@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from hybrid_memory.models import Scope
 from hybrid_memory.service.injection import prompt as prompts
 from hybrid_memory.service.injection import session as sessions
-from hybrid_memory.service.injection.render import cited, code_note, fit
+from hybrid_memory.service.injection.render import code_note, fit, line
+from hybrid_memory.text.citation import cited
 from hybrid_memory.text.repeats import Distinct
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class Injector:
         )
         core = sessions.core_lines(context, distinct)
         text = sessions.assemble(notes, digest, core, limits.context_tokens, self._count)
-        return self._done(text, _cited_ids(text))
+        return self._done(text, [i for i in cited(text) if i != "<id>"])
 
     async def prompt(
         self, scope: Scope, prompt: str, session_id: str | None, work_tree: Path | None, limits: Limits
@@ -90,17 +91,9 @@ class Injector:
             min_note_match=limits.min_note_match,
         )
         hits = prompts.worth_showing(found, prompt)
-        lines = [code_note(cited(h.id, h.text, prompts.label(h)), h.changed, h.branch) for h in hits]
+        lines = [code_note(line(h.id, h.text, prompts.label(h)), h.changed, h.branch) for h in hits]
         text, shown = fit(prompts.HEADER, lines, limits.prompt_tokens, self._count)
         return self._done(text, [h.id for h in hits[:shown]])
-
-
-def _cited_ids(text: str) -> list[str]:
-    return [
-        line.split("]", 1)[0].removeprefix("- [memory:")
-        for line in text.splitlines()
-        if line.startswith("- [memory:")
-    ]
 
 
 __all__ = ["Injection", "Injector", "Limits"]

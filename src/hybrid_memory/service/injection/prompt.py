@@ -16,7 +16,10 @@ from pathlib import Path
 
 from hybrid_memory.models import MemoryKind, RecallHit, RecallResult, Scope
 from hybrid_memory.service.recall import RecallOptions
-from hybrid_memory.text.repeats import Distinct, is_filler, normalized
+from hybrid_memory.text.citation import HOW_TO_CITE
+from hybrid_memory.text.filler import is_filler
+from hybrid_memory.text.repeats import Distinct
+from hybrid_memory.text.words import normalized
 
 MIN_PROMPT_WORDS = 3
 """Shorter prompts ("yes", "go on", "thanks") carry no question worth a recall."""
@@ -26,7 +29,7 @@ NOTES_PER_QUESTION = 4
 MAX_PARTS = 3
 VERY_STRONG_MATCH = 0.8
 """A hit matching this well is injected even when it does not repeat the prompt's names."""
-HEADER = "Possibly relevant memory from earlier sessions (cite as [memory:<id>]; read_memory gives more):"
+HEADER = f"Possibly relevant memory from earlier sessions ({HOW_TO_CITE}; read_memory gives more):"
 _PARTS = re.compile(
     r"\?+\s*|;\s*|,\s*(?:and|but|also|plus)\s+"
     r"|\s+and\s+(?=(?:which|what|where|when|how|who|why|can|could|should|do|does|is|are)\b)",

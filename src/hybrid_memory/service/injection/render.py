@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from hybrid_memory import codestate
+from hybrid_memory.text.citation import cite
 
 Count = Callable[[str], int]
 """Tokens in a text, as the tools count them (the embedding model's tokenizer)."""
@@ -22,10 +23,10 @@ def one_line(text: str, limit: int = HIT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def cited(memory_id: str, text: str, label: str = "") -> str:
+def line(memory_id: str, text: str, label: str = "") -> str:
     """``- [memory:<id>] (label) text``, the text on one line and cut at :data:`HIT_CHARS`."""
     labelled = f"({label}) " if label else ""
-    return f"- [memory:{memory_id}] {labelled}{one_line(text)}"
+    return f"- {cite(memory_id)} {labelled}{one_line(text)}"
 
 
 def code_note(line: str, changed: Sequence[str], branch: str | None) -> str:

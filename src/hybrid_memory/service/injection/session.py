@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.models import Memory, MemoryContext, MemoryFilter, MemoryKind, Scope
 from hybrid_memory.service._pages import pages
-from hybrid_memory.service.injection.render import Count, cited, one_line, sections
+from hybrid_memory.service.injection.render import Count, line, one_line, sections
 from hybrid_memory.service.knowledge.thread_summary import SOURCE as THREAD_SUMMARY
+from hybrid_memory.text.citation import HOW_TO_CITE, cite
 from hybrid_memory.text.repeats import Distinct
 
 CONTEXT_QUERY = "decisions, preferences, conventions and facts about this project"
-HEADER = "Long-term memory of this project (cite as [memory:<id>]; read_memory gives more)."
+HEADER = f"Long-term memory of this project ({HOW_TO_CITE}; read_memory gives more)."
 NOTES_HEADER = "Rules and decisions in force (most important first):"
 DIGEST_HEADER = "The most recent session:"
 CORE_HEADER = "Pinned:"
@@ -32,12 +33,12 @@ _DIGEST_ORDER = {"asked": 0, "open": 1, "changed": 2, "decided": 3}
 
 def note_lines(context: MemoryContext, distinct: Distinct) -> list[str]:
     """The project's current decisions, rules, preferences and facts, most important first."""
-    return [cited(n.id, n.text, n.role or "note") for n in context.notes if distinct.new(n.text)]
+    return [line(n.id, n.text, n.role or "note") for n in context.notes if distinct.new(n.text)]
 
 
 def core_lines(context: MemoryContext, distinct: Distinct) -> list[str]:
     """The pinned memories."""
-    return [cited(c.id, c.text) for c in context.core if distinct.new(c.text)]
+    return [line(c.id, c.text) for c in context.core if distinct.new(c.text)]
 
 
 async def last_digest(vectors: VectorStore, scope: Scope, session_id: str | None) -> Memory | None:
@@ -70,7 +71,7 @@ def digest_lines(digest: Memory | None, distinct: Distinct) -> list[str]:
             continue
         dated = f"({date}) " if not lines else ""
         text = f"{label}: {'; '.join(parts)}" if label else "; ".join(parts)
-        lines.append(f"- [memory:{digest.id}] {dated}{one_line(text)}")
+        lines.append(f"- {cite(digest.id)} {dated}{one_line(text)}")
     return lines
 
 

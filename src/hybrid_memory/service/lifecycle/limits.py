@@ -2,7 +2,7 @@
 
 Limits are enforced after every write, under one lock per scope, so a burst of
 concurrent writes ends within the limits. A write whose scope's running counts
-(:mod:`~hybrid_memory.service.lifecycle.usage`, an upper bound) stay within the limits needs
+(:mod:`~hybrid_memory.service.usage`, an upper bound) stay within the limits needs
 no eviction and reads nothing; otherwise its enforcement scans the store after its
 own write, and the last one to take the lock sees every write before it.
 A summary is written before what it replaces is deleted, so a crash in between
@@ -43,8 +43,8 @@ from hybrid_memory.service.lifecycle import eviction
 from hybrid_memory.service.lifecycle.summary import Summarizer as Summarizer
 from hybrid_memory.service.lifecycle.summary import SummaryRequest as SummaryRequest
 from hybrid_memory.service.lifecycle.summary import model_summary, summary_lines
-from hybrid_memory.service.lifecycle.usage import Tally
 from hybrid_memory.service.stores import Stores
+from hybrid_memory.service.usage import Tally
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)

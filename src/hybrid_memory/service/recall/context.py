@@ -32,6 +32,7 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service._pages import pages
 from hybrid_memory.service.recall import RecallOptions, ranking
+from hybrid_memory.text.citation import cite
 
 MAX_CORE = 100
 MAX_WORKING = 50
@@ -60,7 +61,7 @@ class _Candidate:
 
 def _line(memory_id: str, text: str, role: str | None) -> str:
     flat = " ".join(text.split())
-    return f"- [memory:{memory_id}] {role + ': ' if role else ''}{flat}"
+    return f"- {cite(memory_id)} {role + ': ' if role else ''}{flat}"
 
 
 def render(chosen: Sequence[_Candidate]) -> str:

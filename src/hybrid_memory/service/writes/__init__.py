@@ -1,1 +1,1 @@
-"""Writes: threads, notes, tasks, drafts, their validation, and the indexer every write goes through."""
+"""Writes: threads, notes, tasks, the drafts a write takes, and the checks on their input."""

@@ -26,12 +26,12 @@ from hybrid_memory.models import (
     utcnow,
 )
 from hybrid_memory.service import progress
+from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.writes import validation
 from hybrid_memory.service.writes.drafts import ThreadDraft
-from hybrid_memory.service.writes.indexer import context_tail
 from hybrid_memory.settings import Settings
 
 REMEMBERED_ROLES = frozenset({"user", "assistant"})

@@ -22,7 +22,7 @@ from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.models import Memory, MemoryKind, MemoryRecord, Scope
-from hybrid_memory.service.lifecycle.usage import Usage
+from hybrid_memory.service.usage import Usage
 
 # How much of the previous message joins a message's context (about 100 tokens): enough for
 # the question a reply answers, not so much that it drowns the reply.
