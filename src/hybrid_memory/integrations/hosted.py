@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.host import wire
 from hybrid_memory.models import Scope
 from hybrid_memory.projects import legacy_project_name, project_name, root_uri
@@ -66,9 +67,10 @@ async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
     if event == wire.PROMPT:
         prompt = params.get("prompt")
         if not isinstance(prompt, str):
-            raise ValueError("a prompt injection needs the prompt's text")
+            raise InvalidInputError("a prompt injection needs the prompt's text (params.prompt)")
         return await injector.prompt(scope, prompt, session_id, cwd, limits)
-    raise ValueError(f"unknown injection event {event!r}; use {wire.SESSION_START!r} or {wire.PROMPT!r}")
+    known = f"{wire.SESSION_START!r} or {wire.PROMPT!r}"
+    raise InvalidInputError(f"unknown injection event {event!r}; use {known}")
 
 
 async def serve_injection(first_line: bytes, stream: anyio.abc.ByteStream, app: AppContext) -> None:
