@@ -42,8 +42,10 @@ fi
 if [ -f tools/gemini-cli/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/gemini-cli
 fi
+# opencode's lock names only the Linux builds this registry serves, so `npm ci` (which wants every platform's
+# entry) refuses it; `npm install` takes the pinned version from the lock and leaves the lock as it is.
 if [ -f tools/opencode/package-lock.json ]; then
-  npm ci --silent --no-audit --no-fund --prefix tools/opencode
+  npm install --silent --no-audit --no-fund --prefix tools/opencode
 fi
 
 # The suite runs on the packaged int8 model unless HYBRID_MEMORY_EMBEDDING_MODEL_PATH names
