@@ -45,7 +45,7 @@ from hybrid_memory.integrations.config import HookConfig, estimate_tokens, proje
 from hybrid_memory.integrations.hooks import run  # noqa: E402
 from hybrid_memory.integrations.inject import prompt_candidates, render_prompt_context, strong_matches  # noqa: E402
 from hybrid_memory.models import Scope  # noqa: E402
-from hybrid_memory.service.threads import memory_id  # noqa: E402
+from hybrid_memory.service.writes.threads import memory_id  # noqa: E402
 
 DEFAULT_DATASET = REPO.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 CITED = re.compile(r"\[memory:([0-9a-f-]{36})\]")

@@ -9,10 +9,10 @@ from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore
 from hybrid_memory.backends.sqlite_graph import SqliteGraphStore
 from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, Note, NoteFilter, Scope, Walk
 from hybrid_memory.service import MemoryService
-from hybrid_memory.service.drafts import ThreadDraft
 from hybrid_memory.service.knowledge import thread_summary
 from hybrid_memory.service.recall import RecallOptions
-from hybrid_memory.service.threads import memory_id
+from hybrid_memory.service.writes.drafts import ThreadDraft
+from hybrid_memory.service.writes.threads import memory_id
 from hybrid_memory.settings import LifecycleSettings, Settings
 from tests.fakes import FakeEmbedder
 from tests.local_http import JsonHandler, LocalApiServer, serving

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hybrid_memory.service.eviction import (
+from hybrid_memory.service.lifecycle.eviction import (
     SUMMARY_MAX_TOKENS,
     Eviction,
     Item,

@@ -16,7 +16,9 @@ from hybrid_memory.integrations.inject import (
     strong_matches,
     worth_showing,
 )
-from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
+from hybrid_memory.text.filler import is_filler
+from hybrid_memory.text.repeats import Distinct
+from hybrid_memory.text.words import normalized
 
 CONFIG = HookConfig(
     data_dir=Path("/nowhere"),

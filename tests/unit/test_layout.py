@@ -18,12 +18,12 @@ PACKAGE = Path(hybrid_memory.__file__).parent
 MAX_LINES = 400
 
 
-def _part(dotted: str) -> str | None:
-    """The package or top-level module of ``hybrid_memory`` that ``dotted`` lives in."""
-    names = dotted.split(".")
-    if names[0] != "hybrid_memory" or len(names) < 2:
+def _part(dotted: str, prefix: str = "hybrid_memory") -> str | None:
+    """The package or top-level module of ``prefix`` that ``dotted`` lives in."""
+    names, top = dotted.split("."), prefix.split(".")
+    if names[: len(top)] != top or len(names) <= len(top):
         return None
-    return names[1].removesuffix(".py")
+    return names[len(top)]
 
 
 def _module_name(path: Path) -> str:
@@ -53,22 +53,24 @@ def _imported(path: Path) -> set[str]:
     return found
 
 
-def parts() -> dict[str, set[str]]:
-    """Each part of ``hybrid_memory`` and the other parts it imports."""
+def parts(within: str = "") -> dict[str, set[str]]:
+    """Each part of ``hybrid_memory`` (or of its package ``within``) and the other parts it imports."""
+    root = PACKAGE / within
+    prefix = ".".join(["hybrid_memory", *within.split("/")]) if within else "hybrid_memory"
     names = {
         p.name.removesuffix(".py")
-        for p in PACKAGE.iterdir()
+        for p in root.iterdir()
         if p.suffix == ".py" or (p / "__init__.py").is_file()
     }
     names.discard("__init__")
     graph: dict[str, set[str]] = {name: set() for name in names}
-    for path in PACKAGE.rglob("*.py"):
-        relative = path.relative_to(PACKAGE)
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root)
         if relative.parts == ("__init__.py",):
             continue
         source = relative.parts[0].removesuffix(".py")
         for dotted in _imported(path):
-            target = _part(dotted)
+            target = _part(dotted, prefix)
             # ``hybrid_memory.__version__`` and the like: the root package, which imports nothing.
             if target in graph and target != source:
                 graph[source].add(target)
@@ -112,6 +114,13 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycle_between_the_parts_of_the_package() -> None:
     graph = parts()
+    assert cycles(graph) == [], {name: sorted(targets) for name, targets in graph.items()}
+
+
+def test_no_import_cycle_between_the_parts_of_the_service() -> None:
+    # writes/, recall/, lifecycle/, knowledge/ and the modules beside them: each feature above what it uses.
+    graph = parts("service")
+    assert {"writes", "recall", "lifecycle", "knowledge", "stores"} <= set(graph)
     assert cycles(graph) == [], {name: sorted(targets) for name, targets in graph.items()}
 
 
@@ -175,7 +184,8 @@ DEVELOPMENT = Path(__file__).parents[2] / "docs" / "development.md"
 
 
 def _documented_layout() -> dict[str, set[str]]:
-    """What docs/development.md's layout lists: ``""`` -> the top-level parts, a package -> its modules."""
+    """What docs/development.md's layout lists: ``""`` -> the top-level parts, a package -> its modules
+    and its packages (``name/``)."""
     text = DEVELOPMENT.read_text()
     block = text.split("## Layout", 1)[1].split("```", 2)[1]
     listed: dict[str, set[str]] = {"": set()}
@@ -189,7 +199,7 @@ def _documented_layout() -> dict[str, set[str]]:
             listed[""].add(name.removesuffix("/").removesuffix(".py"))
             package = name.removesuffix("/")
         else:
-            listed.setdefault(package, set()).add(name.removesuffix(".py"))
+            listed.setdefault(package, set()).add(name.removesuffix(".py"))  # a package keeps its "/"
     return listed
 
 
@@ -199,6 +209,7 @@ def test_the_documented_layout_lists_every_part_and_only_parts_that_exist() -> N
     for package, modules in listed.items():
         if package:
             present = {p.stem for p in (PACKAGE / package).glob("*.py")} - {"__init__"}
+            present |= {f"{p.parent.name}/" for p in (PACKAGE / package).glob("*/__init__.py")}
             assert modules == present, f"docs/development.md lists {package}/ as {sorted(modules)}"
 
 

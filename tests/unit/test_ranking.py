@@ -2,8 +2,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hybrid_memory.service.calibration import Calibration, calibrated_fusion, match_strength, term_coverage
-from hybrid_memory.service.ranking import (
+from hybrid_memory.service.recall.calibration import (
+    Calibration,
+    calibrated_fusion,
+    match_strength,
+    term_coverage,
+)
+from hybrid_memory.service.recall.ranking import (
     ChannelHit,
     Fused,
     Ranked,

@@ -2,8 +2,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hybrid_memory.service.ranking import Fused
 from hybrid_memory.service.recall.dates import Period, lift, periods
+from hybrid_memory.service.recall.ranking import Fused
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import BackendUnavailableError
 from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, Scope, Searches, SparseVector, VectorHit
-from hybrid_memory.service.ranking import ChannelHit
 from hybrid_memory.service.recall import RecallConfig, RecallOptions, feedback, recall_config
+from hybrid_memory.service.recall.ranking import ChannelHit
 from hybrid_memory.service.recall.state import RecallState, plan
 from hybrid_memory.settings import RankingSettings
 

@@ -3,18 +3,18 @@ from datetime import UTC, datetime
 import pytest
 
 from hybrid_memory.models import Memory, MemoryKind, Scope
-from hybrid_memory.service.ranking import ChannelHit, Fused
 from hybrid_memory.service.recall import RecallConfig, RecallOptions
 from hybrid_memory.service.recall.outcomes import asks_outcome, last_word_first
+from hybrid_memory.service.recall.ranking import ChannelHit, Fused
 from hybrid_memory.service.recall.speakers import (
     asks_about,
     author,
     named_author,
-    only_asks,
     prefer,
     replies_to,
 )
 from hybrid_memory.service.recall.state import fuse, plan
+from hybrid_memory.text.questions import only_asks
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ import pytest
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Link, Memory, MemoryKind, Neighbourhood, Note, NoteType, Relation, Scope
-from hybrid_memory.service.ranking import ChannelHit, Fused
 from hybrid_memory.service.recall import PRESETS, RecallConfig, RecallOptions, recall_config
 from hybrid_memory.service.recall.channels import Found, gather
 from hybrid_memory.service.recall.expand import adjacent_ids, linked, note_seeds
+from hybrid_memory.service.recall.ranking import ChannelHit, Fused
 from hybrid_memory.service.recall.state import RecallState, admissible, fuse, plan, rank, render
 from hybrid_memory.settings import RankingSettings
 

@@ -1,7 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 from hybrid_memory.models import Link, Note, NoteType, Relation
-from hybrid_memory.service.successors import successor
+from hybrid_memory.service.lifecycle.successors import successor
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

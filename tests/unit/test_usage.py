@@ -6,8 +6,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from hybrid_memory.models import Memory, MemoryKind, Scope
-from hybrid_memory.service import eviction
 from hybrid_memory.service.indexer import CONTEXT_CHARS, context_tail, needs_context
+from hybrid_memory.service.lifecycle import eviction
 from hybrid_memory.service.usage import RESCAN_WRITES, Tally, Usage
 
 SCOPE = Scope(project="p", user="u")

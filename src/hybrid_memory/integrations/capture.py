@@ -36,12 +36,15 @@ from hybrid_memory.integrations.config import (
     said_file,
     sessions_file,
 )
-from hybrid_memory.integrations.repeats import asks, is_filler, normalized
 from hybrid_memory.integrations.transcript import Message, Reading, read_from
+from hybrid_memory.service.knowledge import HARVEST_META
+from hybrid_memory.text.filler import is_filler
+from hybrid_memory.text.questions import asks
+from hybrid_memory.text.words import normalized
 
 BATCH = 200
 """Messages per remember_thread call: a long first capture goes in several bounded requests."""
-HARVEST = {"hybrid-memory/harvest": True}
+HARVEST = {HARVEST_META: True}
 """remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
 _FINGERPRINT_BYTES = 256
 _RECENT_KEPT = 20

@@ -15,7 +15,10 @@ from typing import Any
 from hybrid_memory import codestate
 from hybrid_memory.host.client import HostClient, HostError
 from hybrid_memory.integrations.config import HookConfig, estimate_tokens, sessions_file
-from hybrid_memory.integrations.repeats import Distinct, is_filler, normalized
+from hybrid_memory.text.citation import cited as cited
+from hybrid_memory.text.filler import is_filler
+from hybrid_memory.text.repeats import Distinct
+from hybrid_memory.text.words import normalized
 
 _HIT_CHARS = 400
 """A recalled item is cut here: enough for a fact or a decision; the citation reads the rest."""
@@ -59,12 +62,6 @@ _CONTEXT_HEADER = "Long-term memory of this project (cite as [memory:<id>]; read
 _NOTES_HEADER = "Rules and decisions in force (most important first):"
 _DIGEST_HEADER = "The most recent session:"
 _CORE_HEADER = "Pinned:"
-_CITATION = re.compile(r"\[memory:([^\]\s]+)\]")
-
-
-def cited(text: str) -> list[str]:
-    """The ids ``text`` cites, each once, in order."""
-    return list(dict.fromkeys(_CITATION.findall(text)))
 
 
 def _one_line(text: str, limit: int) -> str:

@@ -11,19 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hybrid_memory.service.core import MemoryService
-    from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
     from hybrid_memory.service.recall import RecallOptions
-    from hybrid_memory.service.threads import memory_id
+    from hybrid_memory.service.writes.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
+    from hybrid_memory.service.writes.threads import memory_id
 
 _EXPORTS = {
-    "DryRun": "drafts",
-    "NoteDraft": "drafts",
-    "NoteUpdate": "drafts",
-    "TaskDraft": "drafts",
-    "ThreadDraft": "drafts",
+    "DryRun": "writes.drafts",
+    "NoteDraft": "writes.drafts",
+    "NoteUpdate": "writes.drafts",
+    "TaskDraft": "writes.drafts",
+    "ThreadDraft": "writes.drafts",
     "MemoryService": "core",
     "RecallOptions": "recall",
-    "memory_id": "threads",
+    "memory_id": "writes.threads",
 }
 
 __all__ = [

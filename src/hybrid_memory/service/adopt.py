@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, NoteFilter, Scope
 from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.threads import memory_id
+from hybrid_memory.service.writes.threads import memory_id
 
 PAGE = 256
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from hybrid_memory.backends.base import GraphStore
 from hybrid_memory.models import Memory, MemoryFilter, Scope, utcnow
 from hybrid_memory.service._pages import every
-from hybrid_memory.service.retention import LiveVectors
+from hybrid_memory.service.lifecycle.retention import LiveVectors
 
 RECENT_WINDOWS_DAYS = (1, 7, 30, 365)
 """Widened in turn until one holds enough memories: the newest are found without reading them all."""

@@ -2,7 +2,7 @@
 
 Sources of truth: the vector store owns conversation memories; the graph store
 owns notes and links, and the vector store keeps a searchable copy of each note
-under the note's id (:mod:`hybrid_memory.service.notes`, whose ``repair`` runs at
+under the note's id (:mod:`hybrid_memory.service.writes.notes`, whose ``repair`` runs at
 start-up). Recall never returns a note memory whose graph note is gone: such
 orphans are dropped from results and deleted on repair.
 """
@@ -26,7 +26,6 @@ from hybrid_memory.models import (
     Memory,
     MemoryContext,
     MemoryFilter,
-    MemoryKind,
     MemoryStats,
     Neighbourhood,
     NoteResult,
@@ -39,20 +38,20 @@ from hybrid_memory.models import (
     ThreadList,
     Walk,
 )
-from hybrid_memory.service import _validate, browse
-from hybrid_memory.service._pages import every
-from hybrid_memory.service.context import ContextBuilder
-from hybrid_memory.service.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
-from hybrid_memory.service.forgetting import forget, forget_project
+from hybrid_memory.service import browse
 from hybrid_memory.service.knowledge.service import Knowledge
-from hybrid_memory.service.limits import Lifecycle, Summarizer, SummaryRequest
-from hybrid_memory.service.notes import NotePlan, Notes, no_note
+from hybrid_memory.service.lifecycle.forgetting import forget, forget_project
+from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer, SummaryRequest
+from hybrid_memory.service.lifecycle.retention import LiveVectors
+from hybrid_memory.service.lifecycle.summary import build_summarizer
 from hybrid_memory.service.recall import Recaller, RecallOptions
-from hybrid_memory.service.retention import LiveVectors
+from hybrid_memory.service.recall.context import ContextBuilder
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.summary import build_summarizer
-from hybrid_memory.service.tasks import TaskPlan, task_memory
-from hybrid_memory.service.threads import ThreadPlan, Threads
+from hybrid_memory.service.writes import validation
+from hybrid_memory.service.writes.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
+from hybrid_memory.service.writes.notes import NotePlan, Notes, no_note
+from hybrid_memory.service.writes.tasks import TaskPlan, task_memory
+from hybrid_memory.service.writes.threads import ThreadPlan, Threads
 from hybrid_memory.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -125,7 +124,7 @@ class MemoryService:
     async def list_threads(self, scope: Scope, limit: int, offset: int = 0) -> ThreadList:
         return await self._threads.list(scope, limit, offset)
 
-    # --- notes and links (service/notes.py) -------------------------------------------
+    # --- notes and links (service/writes/notes.py) -------------------------------------------
 
     async def plan_note(self, scope: Scope, draft: NoteDraft) -> DryRun[NotePlan]:
         """Dry run of create_note: the embedded note and what its eviction would summarise."""
@@ -253,12 +252,7 @@ class MemoryService:
 
     async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
-        thread_id = _validate.identifier(thread_id, "thread_id")
-        flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
-        found = await every(self._stores.vectors, flt)
-        if not found:
-            raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
-        return sorted(found, key=lambda m: (m.created_at, m.message_id or "", m.chunk_index))
+        return await self.knowledge.thread_messages(scope, thread_id)
 
     async def adopt(self, legacy: str, scope: Scope) -> int:
         """Move what the project's old name ``legacy`` holds into ``scope``; how many items moved."""
@@ -327,4 +321,4 @@ def _stored_thread_id(thread_id: str | None) -> str | None:
     """The id a thread is stored under: a secret-bearing id is stored under the one derived from it."""
     if thread_id is None or not thread_id.strip():
         return thread_id
-    return _validate.identifier(thread_id, "thread_id")
+    return validation.identifier(thread_id, "thread_id")

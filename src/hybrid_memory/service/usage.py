@@ -11,9 +11,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from hybrid_memory.models import Memory, Scope
-from hybrid_memory.service import eviction
+
+
+class Limits(Protocol):
+    """A scope's limits as the counts read them (the eviction plan's ``Limits``)."""
+
+    @property
+    def max_items(self) -> int | None: ...
+    @property
+    def max_tokens(self) -> int | None: ...
+    @property
+    def policy(self) -> str: ...
+    @property
+    def ttl_cutoff(self) -> datetime | None: ...
+
 
 RESCAN_WRITES = 100
 """Writes of one scope between full scans: other processes sharing a server store write too."""
@@ -39,8 +53,8 @@ class Tally:
             if not m.pinned and (self.oldest is None or m.created_at < self.oldest):
                 self.oldest = m.created_at
 
-    def within(self, limits: eviction.Limits) -> bool:
-        """Whether these counts need no eviction under ``limits`` (see :func:`eviction.plan_eviction`)."""
+    def within(self, limits: Limits) -> bool:
+        """Whether these counts need no eviction under ``limits`` (see the eviction plan)."""
         if limits.max_items is not None and self.items > limits.max_items:
             return False
         if limits.max_tokens is not None and self.tokens > limits.max_tokens:

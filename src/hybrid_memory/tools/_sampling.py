@@ -42,12 +42,13 @@ from mcp_types.version import is_version_at_least
 
 from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.models import Scope
-from hybrid_memory.service import MemoryService, summary
-from hybrid_memory.service.drafts import DryRun, NoteDraft, TaskDraft, ThreadDraft
-from hybrid_memory.service.limits import Summarizer, SummaryRequest
-from hybrid_memory.service.notes import NotePlan
-from hybrid_memory.service.tasks import TaskPlan
-from hybrid_memory.service.threads import ThreadPlan
+from hybrid_memory.service import MemoryService
+from hybrid_memory.service.lifecycle import summary
+from hybrid_memory.service.lifecycle.limits import Summarizer, SummaryRequest
+from hybrid_memory.service.writes.drafts import DryRun, NoteDraft, TaskDraft, ThreadDraft
+from hybrid_memory.service.writes.notes import NotePlan
+from hybrid_memory.service.writes.tasks import TaskPlan
+from hybrid_memory.service.writes.threads import ThreadPlan
 from hybrid_memory.tools._common import SessionScope
 from hybrid_memory.tools.context import AppCtx, app
 

@@ -35,13 +35,10 @@ from hybrid_memory.models import (
     TaskResult,
     ThreadList,
 )
+from hybrid_memory.text.citation import cite
 
 LISTED_IDS = 20
 """Ids a write's summary line lists; the structured content has them all."""
-
-
-def cite(memory_id: str) -> str:
-    return f"[memory:{memory_id}]"
 
 
 def day(value: datetime | None) -> str:

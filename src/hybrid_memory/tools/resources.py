@@ -17,6 +17,7 @@ from mcp_types import InputRequiredResult
 
 from hybrid_memory.errors import NotFoundError
 from hybrid_memory.models import Link, Memory, Note, Scope, Walk
+from hybrid_memory.text.citation import cite
 from hybrid_memory.tools._common import session_scope
 from hybrid_memory.tools.context import AppContext, AppCtx, app
 
@@ -47,12 +48,12 @@ def bounded(lines: Sequence[str], rest: str, limit: int = MAX_RESOURCE_CHARS) ->
 
 def _memory_line(memory: Memory) -> str:
     who = f"{memory.role} " if memory.role else ""
-    return f"[memory:{memory.id}] {who}{memory.created_at:%Y-%m-%d}: {' '.join(memory.text.split())}"
+    return f"{cite(memory.id)} {who}{memory.created_at:%Y-%m-%d}: {' '.join(memory.text.split())}"
 
 
 def _note_line(note: Note) -> str:
     tags = f" #{' #'.join(note.tags)}" if note.tags else ""
-    return f"[memory:{note.id}] {note.type.value}{tags}: {' '.join(note.content.split())}"
+    return f"{cite(note.id)} {note.type.value}{tags}: {' '.join(note.content.split())}"
 
 
 def _link_line(link: Link) -> str:

@@ -1,13 +1,13 @@
-"""Words, sentences and stop words for the extractive parts (summaries, map labels, consolidation)."""
+"""Stop words and content words for the extractive parts (summaries, map labels, consolidation)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
-WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+from hybrid_memory.text.words import SENTENCE_END as SENTENCE_END
+from hybrid_memory.text.words import words
+
 STOPWORDS = frozenset(
     """
 a about after again all also am an and any are as at be because been before being
@@ -22,19 +22,9 @@ got going know think want wanted
 )
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased words of ``text``."""
-    return [w.lower() for w in WORD.findall(text)]
-
-
 def content_words(text: str) -> list[str]:
     """Words that carry meaning: no stop words, no single letters."""
     return [w for w in words(text) if len(w) > 1 and w not in STOPWORDS]
-
-
-def sentences(text: str) -> list[str]:
-    flat = " ".join(text.split())
-    return [s for s in SENTENCE_END.split(flat) if s]
 
 
 def top_terms(texts: Iterable[str], n: int) -> list[str]:
@@ -43,8 +33,3 @@ def top_terms(texts: Iterable[str], n: int) -> list[str]:
     for text in texts:
         counts.update(set(content_words(text)))
     return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
-
-
-def cut(text: str, max_chars: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= max_chars else flat[: max_chars - 1].rstrip() + "…"

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 
 from hybrid_memory.models import Note
-from hybrid_memory.service.knowledge._text import STOPWORDS, words
+from hybrid_memory.service.knowledge._text import STOPWORDS
+from hybrid_memory.text.words import words
 
 DUPLICATE_SIMILARITY = 0.85
 """At least this close (cosine) with no differing values: the same note written twice."""

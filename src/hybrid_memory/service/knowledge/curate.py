@@ -18,11 +18,11 @@ from hybrid_memory.models.knowledge import (
     Distillation,
     DistillResult,
 )
-from hybrid_memory.service._validate import MAX_TAG_CHARS, MAX_TAGS
-from hybrid_memory.service.drafts import NoteDraft, NoteUpdate
-from hybrid_memory.service.knowledge._text import cut
 from hybrid_memory.service.knowledge.consolidate import Verdict, judge
 from hybrid_memory.service.knowledge.distill import source_tags
+from hybrid_memory.service.writes.drafts import NoteDraft, NoteUpdate
+from hybrid_memory.service.writes.validation import MAX_TAG_CHARS, MAX_TAGS
+from hybrid_memory.text.words import cut
 
 NEIGHBOURS = 6
 """Similar notes compared with each note."""

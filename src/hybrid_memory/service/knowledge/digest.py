@@ -16,9 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hybrid_memory.service.knowledge._text import content_words, cut, sentences
+from hybrid_memory.service.knowledge._text import content_words
 from hybrid_memory.service.knowledge.cues import Cue, Said, key
 from hybrid_memory.service.knowledge.entities import ACTIVITY, command_name
+from hybrid_memory.text.questions import asks
+from hybrid_memory.text.words import cut, sentences
 
 MAX_LINE_CHARS = 300
 LABELS = ("Asked:", "Changed:", "Decided:", "Open:")
@@ -47,37 +49,7 @@ _OPEN = re.compile(
 )
 """What a session left open, as its own words say it: precise phrases, not every "later" or "pending"
 of ordinary prose ("the export finishes later now", "it applies the pending migrations")."""
-_ASKING = frozenset(
-    # English, Portuguese, Spanish, German
-    """
-    how what which where when why who whom whose
-    como qual quais onde quando porque porquê quem
-    cómo qué cuál cuáles dónde cuándo quién
-    wie was welche welcher welches wo wann warum wer wieso weshalb
-    """.split()  # noqa: SIM905 - a word list reads best as text
-)
-_AUXILIARY = re.compile(
-    r"^(?:can|could|would|will|should|shall|may|do|does|did|is|are|was|were|have|has)"
-    r" (?:you|we|i|it|they|he|she|this|that|there|the)\b",
-    re.IGNORECASE,
-)
 _LAST_TURNS = 12
-
-
-def asks(text: str) -> bool:
-    """True for a question: a sentence ending in a question mark, or one with no end mark that opens
-    as a question does ("how do I run it", "can you check", "qual o comando"). A sentence ending in
-    "." or "!" states or asks to do ("When you deploy, migrate first.", "Do not push to main.")."""
-    for sentence in sentences(text):
-        flat = sentence.strip().lstrip("¿¡\"'(")
-        if flat.endswith("?"):
-            return True
-        if flat.endswith((".", "!", ":")):
-            continue
-        first = flat.split(maxsplit=1)
-        if (first and first[0].lower().rstrip(",") in _ASKING) or _AUXILIARY.match(flat):
-            return True
-    return False
 
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)

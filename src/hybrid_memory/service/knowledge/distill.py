@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-import anyio
 from pydantic import BaseModel, ValidationError
 
 from hybrid_memory.models import Memory
 from hybrid_memory.models.knowledge import Distillation, DistilledLink, DistilledNote
-from hybrid_memory.service.knowledge._text import cut
+from hybrid_memory.service.chat import ChatModel
 from hybrid_memory.settings import LifecycleSettings
+from hybrid_memory.text.citation import cite
+from hybrid_memory.text.words import cut
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def transcript(messages: Sequence[Memory]) -> str:
     lines: list[str] = []
     used = 0
     for m in messages:
-        line = f"[memory:{m.id}] {m.role or 'user'}: {cut(m.text, MAX_LINE_CHARS)}"
+        line = f"{cite(m.id)} {m.role or 'user'}: {cut(m.text, MAX_LINE_CHARS)}"
         if lines and used + len(line) > MAX_TRANSCRIPT_CHARS:
             lines.append(f"(and {len(messages) - len(lines)} later messages not shown)")
             break
@@ -135,25 +136,7 @@ def request(thread_id: str, messages: Sequence[Memory]) -> DistillRequest:
 
 async def ask_model(settings: LifecycleSettings, question: DistillRequest) -> str | None:
     """The configured OpenAI-compatible model's answer; None without one."""
-    if settings.summary_model is None:
+    model = ChatModel.configured(settings)
+    if model is None:
         return None
-    import openai  # only when a model is configured
-
-    key = settings.summary_api_key
-    async with openai.AsyncOpenAI(
-        api_key=key.get_secret_value() if key is not None else "no-key",
-        base_url=settings.summary_base_url,
-        timeout=settings.summary_timeout_s,
-        max_retries=0,
-    ) as client:
-        with anyio.fail_after(settings.summary_timeout_s):
-            response = await client.chat.completions.create(
-                model=settings.summary_model,
-                messages=[
-                    {"role": "system", "content": question.system},
-                    {"role": "user", "content": question.user},
-                ],
-                max_tokens=question.max_tokens,
-                temperature=0.0,
-            )
-    return response.choices[0].message.content if response.choices else None
+    return await model.answer(question.system, question.user, max_tokens=question.max_tokens, temperature=0.0)

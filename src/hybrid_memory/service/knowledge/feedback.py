@@ -14,7 +14,7 @@ from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.errors import NotFoundError
 from hybrid_memory.models import MemoryKind, Scope
 from hybrid_memory.models.knowledge import RateResult, Rating
-from hybrid_memory.service.ranking import DEFAULT_IMPORTANCE
+from hybrid_memory.service.recall.ranking import DEFAULT_IMPORTANCE
 
 USEFUL_STEP = 0.2
 

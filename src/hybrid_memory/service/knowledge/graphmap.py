@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from hybrid_memory.models import Link, Note
 from hybrid_memory.models.knowledge import Cluster, GraphMap, NoteBrief
-from hybrid_memory.service.knowledge._text import cut, top_terms
+from hybrid_memory.service.knowledge._text import top_terms
+from hybrid_memory.text.words import cut
 
 MAX_ROUNDS = 50
 SEED = 14

@@ -38,14 +38,15 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service._validate import MAX_TAGS
-from hybrid_memory.service.drafts import DryRun, NoteDraft
 from hybrid_memory.service.knowledge import consolidate
-from hybrid_memory.service.knowledge._text import content_words, words
+from hybrid_memory.service.knowledge._text import content_words
 from hybrid_memory.service.knowledge.cues import CAPTURED, Cue, Said, cues, key
 from hybrid_memory.service.knowledge.distill import SOURCE_TAG
 from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
-from hybrid_memory.service.notes import NotePlan
+from hybrid_memory.service.writes.drafts import DryRun, NoteDraft
+from hybrid_memory.service.writes.notes import NotePlan
+from hybrid_memory.service.writes.validation import MAX_TAGS
+from hybrid_memory.text.words import words
 
 _NAMESPACE = uuid.UUID("5d0c3c9e-8f0e-4b7a-9a51-2f6c1d7e4a10")
 SOURCE = "capture"

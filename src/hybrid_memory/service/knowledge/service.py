@@ -25,7 +25,6 @@ from hybrid_memory.models.knowledge import (
     Rating,
     ThreadSummaryResult,
 )
-from hybrid_memory.service import _validate
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge import digest, distill, feedback, graphmap, thread_summary
 from hybrid_memory.service.knowledge.cues import Said, cues
@@ -33,6 +32,7 @@ from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
 from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
+from hybrid_memory.service.writes import validation
 from hybrid_memory.settings import LifecycleSettings
 
 logger = logging.getLogger(__name__)
@@ -55,13 +55,14 @@ class Knowledge:
 
     # --- thread summaries -------------------------------------------------------------
 
-    async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
+    async def _messages(self, scope: Scope, thread_id: str) -> list[Memory]:
         """Every message memory of a thread, in thread order."""
         flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
         return thread_summary.in_order(await every(self._stores.vectors, flt))
 
-    async def _thread(self, scope: Scope, thread_id: str) -> list[Memory]:
-        messages = await self.thread_messages(scope, _validate.identifier(thread_id, "thread_id"))
+    async def thread_messages(self, scope: Scope, thread_id: str) -> list[Memory]:
+        """A thread's stored messages in the order they were said; NotFoundError when it has none."""
+        messages = await self._messages(scope, validation.identifier(thread_id, "thread_id"))
         if not messages:
             raise NotFoundError(
                 f"No thread '{thread_id}' in this project. list_threads returns the remembered threads."
@@ -72,8 +73,8 @@ class Knowledge:
         self, scope: Scope, thread_id: str, *, text: str | None = None, messages: Sequence[Memory] = ()
     ) -> ThreadSummaryResult:
         """Write or rewrite the thread's summary memory (``text``, else extracted); unchanged, nothing."""
-        thread_id = _validate.identifier(thread_id, "thread_id")
-        messages = messages or await self._thread(scope, thread_id)
+        thread_id = validation.identifier(thread_id, "thread_id")
+        messages = messages or await self.thread_messages(scope, thread_id)
         text = text or thread_summary.extract(messages, thread_id)
         memory_id = thread_summary.summary_id(scope, thread_id)
         old = await self._stores.vectors.get(scope, [memory_id])
@@ -109,7 +110,7 @@ class Knowledge:
         """After a captured remember_thread: its turns' notes, entities, links; the session's digest."""
         turns = thread_summary.in_order(await self.memories(scope, remembered.memory_ids))
         done = await self._harvester.run(scope, writer, remembered.thread_id, turns)
-        session = await self.thread_messages(scope, remembered.thread_id)
+        session = await self._messages(scope, remembered.thread_id)
         said = [Said(m.id, m.role or "", m.text) for m in session]
         text = await self._model_digest(session) or digest.digest(said, cues(said))
         if text:
@@ -181,16 +182,16 @@ class Knowledge:
 
     async def distill_prompt(self, scope: Scope, thread_id: str) -> str:
         """Instructions and the thread for an agent that stores the notes itself."""
-        return distill.prompt_text(thread_id, await self._thread(scope, thread_id))
+        return distill.prompt_text(thread_id, await self.thread_messages(scope, thread_id))
 
     async def distill_request(self, scope: Scope, thread_id: str) -> distill.DistillRequest:
-        return distill.request(thread_id, await self._thread(scope, thread_id))
+        return distill.request(thread_id, await self.thread_messages(scope, thread_id))
 
     async def distill(
         self, scope: Scope, writer: NoteWriter, thread_id: str, sampled: str | None
     ) -> DistillResult:
         """Notes from the client's answer ``sampled``, else from the configured model."""
-        messages = await self._thread(scope, thread_id)
+        messages = await self.thread_messages(scope, thread_id)
         answer, source = sampled, "sampling"
         if answer is None:
             answer, source = (

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from hybrid_memory.models import Memory, Scope
-from hybrid_memory.service.knowledge._text import content_words, sentences
+from hybrid_memory.service.knowledge._text import content_words
+from hybrid_memory.text.words import sentences
 
 _NAMESPACE = uuid.UUID("b7e0f1d2-3c4a-4e5b-8f6a-7d8c9e0a1b2c")
 SOURCE = "thread_summary"

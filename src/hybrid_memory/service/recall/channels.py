@@ -11,7 +11,7 @@ import anyio
 from hybrid_memory.backends.base import GraphStore, SearchResults, VectorStore
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Memory, Note, NoteHit, Searches, SparseVector, VectorHit
-from hybrid_memory.service import ranking
+from hybrid_memory.service.recall import ranking
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hybrid_memory.service import calibration, ranking
+from hybrid_memory.service.recall import calibration, ranking
 from hybrid_memory.settings import RankingSettings
 
 ChannelName = Literal["keyword", "context", "dense", "graph", "neighbour"]

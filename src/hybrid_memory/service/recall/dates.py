@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from hybrid_memory.service import ranking
+from hybrid_memory.service.recall import ranking
 
 MONTHS = {
     name: number

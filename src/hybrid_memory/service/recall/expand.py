@@ -9,11 +9,11 @@ import anyio
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import MemoryKind, Neighbourhood, Walk
-from hybrid_memory.service import ranking
+from hybrid_memory.service.lifecycle.successors import successors
+from hybrid_memory.service.recall import ranking
 from hybrid_memory.service.recall.channels import skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState, context_ids
-from hybrid_memory.service.successors import successors
 
 NEIGHBOUR_SEEDS = 3
 """How many of the best note hits lend their links."""

@@ -16,7 +16,7 @@ from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.embeddings.sparse import Bm25Encoder
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Searches, SparseVector
-from hybrid_memory.service import ranking
+from hybrid_memory.service.recall import ranking
 from hybrid_memory.service.recall.channels import absorb, from_vectors, skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from hybrid_memory.service import ranking
+from hybrid_memory.service.recall import ranking
 
 _OUTCOME = re.compile(
     r"\b(?:cho(?:ose|se|sen)|decid(?:e|ed)|decision|pick(?:ed)?|settled?|agreed?|went with|go with|"

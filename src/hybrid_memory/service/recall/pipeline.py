@@ -6,11 +6,11 @@ import anyio
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
-from hybrid_memory.service import _validate
 from hybrid_memory.service.recall import channels, expand, feedback, state
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
 from hybrid_memory.service.recall.state import RecallOptions
 from hybrid_memory.service.stores import Stores
+from hybrid_memory.service.writes import validation
 from hybrid_memory.settings import Settings
 
 
@@ -26,7 +26,11 @@ class Recaller:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
         config = self.config
         s = state.plan(
-            scope, _validate.text(query, "query", self._max_chars), options, options.as_of or utcnow(), config
+            scope,
+            validation.text(query, "query", self._max_chars),
+            options,
+            options.as_of or utcnow(),
+            config,
         )
         # The notes' full-text search needs no vector: it runs while the query is embedded.
         async with anyio.create_task_group() as tg:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from hybrid_memory.models import Memory, MemoryKind
-from hybrid_memory.service import ranking
+from hybrid_memory.service.recall import ranking
 
 USER, ASSISTANT = "user", "assistant"
 
@@ -46,10 +46,6 @@ _SECOND = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 # "I" only as a capital: a lone lower-case "i" is more often a list item or a typo.
 _I = re.compile(r"\bI(?:'m|'ve|'d|'ll)?\b")
 _ME = re.compile(r"\b(?:me|my|mine|myself)\b", re.IGNORECASE)
-
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-STATEMENT_WORDS = 5
-"""A sentence of at least this many words that does not end in "?" states something ("Hey Mel!" does not)."""
 
 
 def asks_about(query: str) -> str | None:
@@ -95,17 +91,6 @@ def prefer_author(
     return prefer(
         fused, {i: "other" if a not in (None, name) else None for i, a in author_of.items()}, "", factor
     )
-
-
-def only_asks(text: str) -> bool:
-    """Whether a turn asks ("...?") without stating anything of its own."""
-    if not text.rstrip().endswith("?"):
-        return False
-    for sentence in _SENTENCE.findall(text):
-        stripped = sentence.strip()
-        if not stripped.endswith("?") and len(stripped.split()) >= STATEMENT_WORDS:
-            return False
-    return True
 
 
 def prefer(

@@ -25,9 +25,9 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
-from hybrid_memory.service import calibration, ranking
-from hybrid_memory.service.recall import dates, outcomes, speakers
+from hybrid_memory.service.recall import calibration, dates, outcomes, ranking, speakers
 from hybrid_memory.service.recall.config import RecallConfig
+from hybrid_memory.text.questions import ends_asking, only_asks
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ def _after(memories: dict[str, Memory], later: str, earlier: str) -> bool:
 
 def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
     """The candidates that are turns asking a question (``pure``: and stating nothing), by id."""
-    return {i: m for i, m in state.memories.items() if _asks(m) and (not pure or speakers.only_asks(m.text))}
+    return {i: m for i, m in state.memories.items() if _asks(m) and (not pure or only_asks(m.text))}
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
@@ -281,7 +281,7 @@ def _valid(memory: Memory, now: datetime) -> bool:
 
 
 def _asks(memory: Memory) -> bool:
-    return memory.kind is MemoryKind.MESSAGE and memory.text.rstrip().endswith("?")
+    return memory.kind is MemoryKind.MESSAGE and ends_asking(memory.text)
 
 
 def _before(until: datetime | None, as_of: datetime | None) -> datetime | None:

@@ -37,12 +37,13 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service import eviction, progress
+from hybrid_memory.service import progress
 from hybrid_memory.service._pages import every
+from hybrid_memory.service.lifecycle import eviction
+from hybrid_memory.service.lifecycle.summary import Summarizer as Summarizer
+from hybrid_memory.service.lifecycle.summary import SummaryRequest as SummaryRequest
+from hybrid_memory.service.lifecycle.summary import model_summary, summary_lines
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.summary import Summarizer as Summarizer
-from hybrid_memory.service.summary import SummaryRequest as SummaryRequest
-from hybrid_memory.service.summary import model_summary, summary_lines
 from hybrid_memory.service.usage import Tally
 from hybrid_memory.settings import LifecycleSettings
 
@@ -112,7 +113,7 @@ class Lifecycle:
         return LimitsInfo.model_validate(self._settings, from_attributes=True)
 
     def _expired(self, memory: Memory, now: datetime) -> bool:
-        # The precedence reads use too (service/retention.py): a pin always wins.
+        # The precedence reads use too (service/lifecycle/retention.py): a pin always wins.
         days = self._settings.retention_days
         since = None if days is None else now - timedelta(days=days)
         return Liveness(now=now, retained_from=since).expired(memory)

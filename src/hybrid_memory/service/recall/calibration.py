@@ -1,6 +1,6 @@
 """Scores on a fixed scale, the same in every query: calibrated channel scores and a candidate's match.
 
-Per-query fusion (:mod:`~hybrid_memory.service.ranking`) gives the best candidate of any
+Per-query fusion (:mod:`~hybrid_memory.service.recall.ranking`) gives the best candidate of any
 query 1; these say whether anything found is relevant at all. Pure functions, like the ranker.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from hybrid_memory.service.ranking import ChannelHit, Fused, Tally
+from hybrid_memory.service.recall.ranking import ChannelHit, Fused, Tally
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hybrid_memory.models import Memory, MemoryKind, Scope, utcnow
-from hybrid_memory.service import _validate
-from hybrid_memory.service.drafts import TaskDraft
 from hybrid_memory.service.redaction import redact
+from hybrid_memory.service.writes import validation
+from hybrid_memory.service.writes.drafts import TaskDraft
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,8 @@ def task_memory(
     scope: Scope, draft: TaskDraft, *, max_chars: int, count_tokens: Callable[[str], int]
 ) -> TaskPlan:
     """The task memory record_task stores for ``draft``; validates, writes nothing."""
-    description = _validate.text(draft.description, "description", max_chars)
-    outcome = _validate.text(draft.outcome, "outcome", max_chars)
+    description = validation.text(draft.description, "description", max_chars)
+    outcome = validation.text(draft.outcome, "outcome", max_chars)
     verdict = "succeeded" if draft.success else "failed"
     cleaned = redact(f"Task: {description}\nOutcome ({verdict}): {outcome}")
     now = utcnow()
@@ -37,13 +37,13 @@ def task_memory(
         text=cleaned.text,
         project=scope.project,
         user=scope.user,
-        thread_id=_validate.identifier(thread_id, "thread_id") if thread_id is not None else None,
-        tags=_validate.tags([*draft.tags, "task", "success" if draft.success else "failure"]),
+        thread_id=validation.identifier(thread_id, "thread_id") if thread_id is not None else None,
+        tags=validation.tags([*draft.tags, "task", "success" if draft.success else "failure"]),
         importance=0.6 if draft.success else 0.7,
         created_at=now,
         source="record_task",
         tokens=count_tokens(cleaned.text),
         private=draft.private,
-        expires_at=_validate.expiry(now, draft.retention_days),
+        expires_at=validation.expiry(now, draft.retention_days),
     )
     return TaskPlan(memory=memory, redacted=cleaned.count, success=draft.success)

@@ -30,9 +30,9 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service import ranking
 from hybrid_memory.service._pages import pages
-from hybrid_memory.service.recall import RecallOptions
+from hybrid_memory.service.recall import RecallOptions, ranking
+from hybrid_memory.text.citation import cite
 
 MAX_CORE = 100
 MAX_WORKING = 50
@@ -61,7 +61,7 @@ class _Candidate:
 
 def _line(memory_id: str, text: str, role: str | None) -> str:
     flat = " ".join(text.split())
-    return f"- [memory:{memory_id}] {role + ': ' if role else ''}{flat}"
+    return f"- {cite(memory_id)} {role + ': ' if role else ''}{flat}"
 
 
 def render(chosen: Sequence[_Candidate]) -> str:

@@ -12,9 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-import anyio
-
 from hybrid_memory.models import Memory
+from hybrid_memory.service.chat import ChatModel
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.settings import LifecycleSettings
 
@@ -96,43 +95,18 @@ def precomputed(request: SummaryRequest, text: str) -> Summarizer:
     return summarize
 
 
-class OpenAISummarizer:
-    """Summaries from an OpenAI-compatible chat model (OpenAI, Ollama, vLLM, ...); one request each."""
+class ModelSummarizer:
+    """Eviction summaries from the configured chat model; one request each."""
 
-    def __init__(self, *, model: str, base_url: str | None, api_key: str | None, timeout_s: float) -> None:
+    def __init__(self, model: ChatModel) -> None:
         self._model = model
-        self._base_url = base_url
-        self._api_key = api_key or "no-key"
-        self._timeout_s = timeout_s
 
     async def __call__(self, lines: Sequence[str], budget: int) -> str | None:
-        import openai  # only when a summary model is configured
-
         system, user = prompt(lines, budget)
-        # One summary per eviction: a client per call leaves nothing open between them.
-        async with openai.AsyncOpenAI(
-            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout_s, max_retries=0
-        ) as client:
-            with anyio.fail_after(self._timeout_s):
-                response = await client.chat.completions.create(
-                    model=self._model,
-                    messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                    max_tokens=budget,
-                    temperature=0.2,
-                )
-        if not response.choices:
-            return None
-        return response.choices[0].message.content
+        return await self._model.answer(system, user, max_tokens=budget, temperature=0.2)
 
 
 def build_summarizer(settings: LifecycleSettings) -> Summarizer | None:
     """The configured model's summarizer; None without ``HYBRID_MEMORY_SUMMARY_MODEL``."""
-    if settings.summary_model is None:
-        return None
-    key = settings.summary_api_key
-    return OpenAISummarizer(
-        model=settings.summary_model,
-        base_url=settings.summary_base_url,
-        api_key=key.get_secret_value() if key is not None else None,
-        timeout_s=settings.summary_timeout_s,
-    )
+    model = ChatModel.configured(settings)
+    return ModelSummarizer(model) if model is not None else None

@@ -26,12 +26,12 @@ from hybrid_memory.models import (
     Walk,
     utcnow,
 )
-from hybrid_memory.service import _validate
-from hybrid_memory.service.drafts import NoteDraft, NoteUpdate
-from hybrid_memory.service.limits import Lifecycle, Summarizer
+from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer
+from hybrid_memory.service.lifecycle.successors import CLOSING_RELATIONS, successors
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
-from hybrid_memory.service.successors import CLOSING_RELATIONS, successors
+from hybrid_memory.service.writes import validation
+from hybrid_memory.service.writes.drafts import NoteDraft, NoteUpdate
 
 NEAR_DUPLICATE_SIMILARITY = 0.95
 """create_note returns a live note of the same scope whose text embeds at least this close (cosine)."""
@@ -64,7 +64,7 @@ class Notes:
     max_content_chars: int
 
     def _text(self, value: str, what: str) -> str:
-        return _validate.text(value, what, self.max_content_chars)
+        return validation.text(value, what, self.max_content_chars)
 
     async def get(self, scope: Scope, note_id: str) -> Note:
         found = await self.stores.graph.get_notes(scope, [note_id])
@@ -135,9 +135,9 @@ class Notes:
         """The note create_note would store for ``draft``: validates, redacts and embeds; writes nothing."""
         now = utcnow()
         cleaned = redact(self._text(draft.content, "content"))
-        expires_at = _validate.expiry(now, draft.retention_days)
-        tags = _validate.tags(draft.tags)
-        thread_id = None if draft.thread_id is None else _validate.identifier(draft.thread_id, "thread_id")
+        expires_at = validation.expiry(now, draft.retention_days)
+        tags = validation.tags(draft.tags)
+        thread_id = None if draft.thread_id is None else validation.identifier(draft.thread_id, "thread_id")
         [dense] = await self.stores.embedder.embed_documents([cleaned.text])
         note = Note.new(
             scope,
@@ -183,7 +183,7 @@ class Notes:
         if change.type is not None:
             changes["type"] = change.type
         if change.tags is not None:
-            changes["tags"] = _validate.tags(change.tags)
+            changes["tags"] = validation.tags(change.tags)
         if change.importance is not None:
             changes["importance"] = change.importance
         if len(changes) == 1:

@@ -24,12 +24,13 @@ from hybrid_memory.models import (
     ThreadList,
     utcnow,
 )
-from hybrid_memory.service import _validate, progress
-from hybrid_memory.service.drafts import ThreadDraft
+from hybrid_memory.service import progress
 from hybrid_memory.service.indexer import context_tail
-from hybrid_memory.service.limits import Lifecycle, Summarizer
+from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
+from hybrid_memory.service.writes import validation
+from hybrid_memory.service.writes.drafts import ThreadDraft
 from hybrid_memory.settings import Settings
 
 REMEMBERED_ROLES = frozenset({"user", "assistant"})
@@ -83,7 +84,7 @@ def _message_id(
     numbered when seen before in the call; and whether the caller's id was replaced."""
     replaced = False
     if message.id is not None and message.id.strip():
-        message_id, replaced = _validate.replaced_identifier(message.id, f"messages[{index}].id")
+        message_id, replaced = validation.replaced_identifier(message.id, f"messages[{index}].id")
     else:
         digest = hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
         message_id = f"h-{digest}"
@@ -183,7 +184,7 @@ class Threads:
                 source="remember_thread",
                 tokens=tokens,
                 private=draft.private,
-                expires_at=_validate.expiry(created, draft.retention_days),
+                expires_at=validation.expiry(created, draft.retention_days),
             )
             for chunk_index, (chunk, tokens) in enumerate(chunks)
         ]
@@ -191,7 +192,7 @@ class Threads:
     def prepare(self, scope: Scope, draft: ThreadDraft) -> ThreadPlan:
         """The memories :meth:`remember` would store for ``draft``: validated, redacted, chunked."""
         messages = draft.messages
-        thread_id, replaced = _validate.replaced_identifier(draft.thread_id, "thread_id")
+        thread_id, replaced = validation.replaced_identifier(draft.thread_id, "thread_id")
         write = ThreadPlan(thread_id=thread_id, ids_replaced=int(replaced))
         if not messages:
             raise InvalidInputError(
@@ -212,7 +213,7 @@ class Threads:
             text, left_out = _message_text(message)
             reason = _skip_reason(role, text, left_out)
             # One message no store can keep never costs the rest of its thread.
-            problem = None if reason else _validate.text_problem(text, self.settings.max_content_chars)
+            problem = None if reason else validation.text_problem(text, self.settings.max_content_chars)
             if problem is not None:
                 reason, unstorable = problem, unstorable or (index, text)
             if reason is not None:
@@ -238,7 +239,7 @@ class Threads:
         if unstorable is not None and not planned:
             # Nothing else to store: the caller learns what to fix rather than a count.
             index, text = unstorable
-            _validate.text(text, f"messages[{index}].content", self.settings.max_content_chars)
+            validation.text(text, f"messages[{index}].content", self.settings.max_content_chars)
         write.planned = _link_in_order(planned)
         return write
 

@@ -1,0 +1,1 @@
+"""A memory's life after it is written: limits, eviction and its summaries, retention, forgetting."""
