@@ -193,6 +193,11 @@ async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: boo
         settings = load_settings(
             data_dir=data, project="bench", vector_backend="edge", graph_backend="sqlite"
         )
+        # Before anything else loads here: the server's start on an empty store.
+        empty = None
+        if stdio:
+            with tempfile.TemporaryDirectory(prefix="hybrid-memory-empty-") as nothing:
+                empty = await stdio_recall(Path(nothing), queries[:1])
         real = build_embedder(settings.embedding)
         await real.embed_query("load the model")
         embedder: Any = HashDocuments(real) if documents == "hash" else real
@@ -223,6 +228,7 @@ async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: boo
                     "stdio": over_stdio,
                     "rss_mb": proc_status(),
                     "disk": disk(data),
+                    "load": os.getloadavg()[0],
                 }
                 stages.append(stage)
                 print_stage(stage, file=sys.stderr)
@@ -236,8 +242,41 @@ async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: boo
         "documents": documents,
         "queries": n_queries,
         "load_average": os.getloadavg(),
+        "empty_store_stdio": empty,
         "stages": stages,
     }
+
+
+def table(report: dict[str, Any]) -> str:
+    """The stages side by side as a Markdown table, one column a size."""
+    stages = report["stages"]
+    rows: list[tuple[str, Any]] = [
+        ("recall p50, in process (ms)", lambda s: f"{s['recall']['recall']['median_ms']:.1f}"),
+        ("floor: embed + dense search (ms)", lambda s: f"{s['recall']['embed_plus_dense']['median_ms']:.1f}"),
+        ("recall / floor", lambda s: f"{s['recall']['recall_over_floor']:.2f}x"),
+        ("recall p50 over stdio (ms)", lambda s: f"{s['stdio']['median_ms']:.1f}" if s["stdio"] else "-"),
+        (
+            "spawn -> first recall over stdio (s)",
+            lambda s: f"{s['stdio']['spawn_to_first_recall_s']:.2f}" if s["stdio"] else "-",
+        ),
+        ("peak RSS (MB)", lambda s: f"{s['rss_mb']['VmHWM']:,.0f}"),
+        ("RSS serving, after reopening (MB)", lambda s: f"{s['rss_mb']['VmRSS']:,.0f}"),
+        ("disk allocated (MB)", lambda s: f"{s['disk']['allocated_mb']:,.1f}"),
+        ("disk per memory (KB)", lambda s: f"{s['disk']['allocated_mb'] * 1024 / s['memories']:.2f}"),
+        ("reopen -> first recall (s)", lambda s: f"{s['reopen_to_first_recall_s']:.2f}"),
+        ("optimize after ingest (s)", lambda s: f"{s['optimize_s']:.1f}"),
+        ("ingest (messages/s)", lambda s: f"{s['ingest']['messages_per_s']:,.0f}"),
+        ("load average at the end", lambda s: f"{s['load']:.1f}"),
+    ]
+    lines = [
+        "| | " + " | ".join(f"{s['memories']:,}" for s in stages) + " |",
+        "|---|" + "---|" * len(stages),
+    ]
+    lines += [f"| {name} | " + " | ".join(cell(s) for s in stages) + " |" for name, cell in rows]
+    if report.get("empty_store_stdio"):
+        first = report["empty_store_stdio"]["spawn_to_first_recall_s"]
+        lines.append(f"\nEmpty store: spawn -> first recall {first:.2f} s.")
+    return "\n".join(lines)
 
 
 def print_stage(stage: dict[str, Any], file: Any = sys.stdout) -> None:
@@ -277,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries, args.stdio)
     for stage in report["stages"]:
         print_stage(stage)
+    print(table(report))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"written to {args.out}")

@@ -121,8 +121,10 @@ def test_a_fact_stated_in_one_session_reaches_the_first_request_of_the_next_in_t
     stop_hosts(data_dir)
     records = _export(data_dir, tmp_path)
     memories = [r for r in records if r.get("item") == "memory"]
-    stated = [m for m in memories if m["text"] == FACT]
+    stated = [m for m in memories if m["text"] == FACT and m["kind"] == "message"]
     assert len(stated) == 1, stated
+    # The statement finder keeps the fact as a note too, once.
+    assert len([m for m in memories if m["text"] == FACT and m["kind"] == "note"]) == 1
     # A project is the repository, named by its path: the hooks and the MCP server agree on it.
     assert stated[0]["project"] == str(alpha.resolve())
     assert {m["project"] for m in memories} == {str(alpha.resolve()), str(beta.resolve())}

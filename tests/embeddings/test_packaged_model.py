@@ -164,3 +164,31 @@ def test_no_text_has_more_model_tokens_than_utf8_bytes(text: str) -> None:
     # The answer budget skips tokenizing whatever fits by this bound (tools.budget.most_tokens).
     assert _PACKAGED.count_tokens(text) <= most_tokens(text)
     assert len(approximate_token_spans(text)) <= most_tokens(text)
+
+
+def test_the_packaged_model_runs_without_fastembed_and_gives_its_vectors() -> None:
+    # fastembed's import (about a second) is what a first recall after start-up waited for.
+    script = (
+        "import sys, anyio, json\n"
+        "from hybrid_memory.embeddings import build_embedder\n"
+        "from hybrid_memory.settings import EmbeddingSettings\n"
+        "e = build_embedder(EmbeddingSettings())\n"
+        f"texts = {SENTENCES!r}\n"
+        "docs = anyio.run(e.embed_documents, texts)\n"
+        "query = anyio.run(e.embed_query, texts[1])\n"
+        "print(json.dumps({'fastembed': 'fastembed' in sys.modules, 'docs': docs, 'query': query}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRID_MEMORY_EMBEDDING_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    direct = json.loads(done.stdout)
+    assert direct["fastembed"] is False
+
+    from fastembed import TextEmbedding
+
+    reference = TextEmbedding(FP32_MODEL, specific_model_path=str(PACKAGED_MODEL_DIR), threads=1)
+    # The int8 model quantizes each batch as a whole, and the packaged model embeds one text a call.
+    expected = [next(iter(reference.passage_embed([text]))) for text in SENTENCES]
+    docs = np.asarray(direct["docs"], dtype=np.float32)
+    assert np.array_equal(docs, np.asarray(expected, dtype=np.float32))
+    query = next(iter(reference.query_embed([SENTENCES[1]])))
+    assert np.array_equal(np.asarray(direct["query"], dtype=np.float32), query)

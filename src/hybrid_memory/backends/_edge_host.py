@@ -98,13 +98,51 @@ def _allocated(path: Path) -> int:
     return sum(entry.lstat().st_blocks * 512 for entry in entries)
 
 
-def _edge_config(dimension: int) -> qe.EdgeConfig:
+MAX_SEGMENT_KB = 200_000
+"""An index build makes segments of at most this much vector data (~200k memories): what one build
+holds in memory stays bounded however large the store grows."""
+INDEXING_THRESHOLD_KB = 5_000
+"""A segment gets its HNSW index past this much vector data: ~6,500 memories, as with Edge's
+default (10 MB) when the vectors were float32."""
+
+
+def _edge_config(dimension: int, *, datatype: qe.VectorStorageDatatype | None = None) -> qe.EdgeConfig:
+    """The store's layout: dense vectors kept on disk as float16, searched through an int8 copy
+    in memory and rescored from disk; the keyword indexes in memory.
+
+    ``datatype``: the dense vectors' storage type of a store made before float16 (float32).
+    """
+    dense = qe.EdgeVectorParams(
+        size=dimension,
+        distance=qe.Distance.Cosine,
+        datatype=datatype or qe.VectorStorageDatatype.Float16,
+        memory=qe.Memory.Cold,
+        quantization_config=qe.ScalarQuantizationConfig(
+            qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Pinned
+        ),
+    )
     return qe.EdgeConfig(
-        vectors={common.DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+        vectors={common.DENSE_VECTOR: dense},
         sparse_vectors={
             common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
             common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
         },
+        optimizers=qe.EdgeOptimizersConfig(
+            max_segment_size=MAX_SEGMENT_KB, indexing_threshold=INDEXING_THRESHOLD_KB
+        ),
+    )
+
+
+def _load_shard(shard_path: Path, dimension: int) -> qe.EdgeShard:
+    """Load with this version's layout; a store whose dense vectors are float32 (made before
+    float16) keeps them so: Edge cannot change a stored vector type in place."""
+    try:
+        return qe.EdgeShard.load(str(shard_path), _edge_config(dimension))
+    except Exception as exc:
+        if "datatype" not in str(exc):
+            raise
+    return qe.EdgeShard.load(
+        str(shard_path), _edge_config(dimension, datatype=qe.VectorStorageDatatype.Float32)
     )
 
 
@@ -211,7 +249,7 @@ class EdgeHost:
             return qe.EdgeShard.create(str(shard_path), config)
         # Loading with our config makes Edge check that the stored vectors fit it.
         try:
-            shard = qe.EdgeShard.load(str(shard_path), config)
+            shard = _load_shard(shard_path, wanted.dimension)
         except Exception as exc:
             if "incompatible" not in str(exc):
                 raise

@@ -244,16 +244,39 @@ class EdgeVectorStore:
     ) -> tuple[list[Memory], str | None]:
         """A page of memories in id order and the offset of the next page (None at the end)."""
         common.check_limit(limit)
+        by_id = flt.ids is not None
         request = qe.ScrollRequest(
             offset=common.scroll_offset(offset),
             limit=limit,
             filter=edge_filter(flt),
-            with_payload=True,
+            with_payload=not by_id,
             with_vector=False,
         )
+        if by_id:  # recall's fetches of a few turns: the filter decides, the cache spares the payloads
+            return await self._scroll_cached(request)
         records, next_offset = await self._host.run(lambda shard: shard.scroll(request))
         page = [common.payload_to_memory(r.id, r.payload) for r in records]
         return page, None if next_offset is None else str(next_offset)
+
+    async def _scroll_cached(self, request: qe.ScrollRequest) -> tuple[list[Memory], str | None]:
+        """``scroll`` for ids only, then each memory from the cache or its payload read once (as
+        ``search_many`` does)."""
+
+        def read(
+            shard: qe.EdgeShard,
+        ) -> tuple[list[str], str | None, dict[str, Memory], list[qe.Record], int]:
+            found, next_offset = shard.scroll(request)
+            ids = [str(r.id) for r in found]
+            cached, generation = self._cache.lookup(ids)
+            missing: list[qe.PointId] = [pid for pid in ids if pid not in cached]
+            records = shard.retrieve(missing, with_payload=True, with_vector=False) if missing else []
+            return ids, None if next_offset is None else str(next_offset), cached, records, generation
+
+        ids, next_offset, cached, records, generation = await self._host.run(read)
+        fresh = common.memories_by_id(records)
+        self._cache.fill(fresh.values(), generation)
+        memories = {**cached, **fresh}
+        return [memories[pid] for pid in ids if pid in memories], next_offset
 
     async def count(self, flt: MemoryFilter) -> int:
         """How many memories pass ``flt`` (exact)."""

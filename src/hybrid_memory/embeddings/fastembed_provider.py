@@ -30,6 +30,10 @@ from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, PACKAGED_MODEL_DI
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
 
+    from hybrid_memory.embeddings.onnx_runner import PooledOnnxModel
+
+    Model = TextEmbedding | PooledOnnxModel
+
 logger = logging.getLogger(__name__)
 
 _ARCHITECTURES = {PACKAGED_MODEL.lower(): FP32_MODEL}
@@ -85,7 +89,7 @@ class FastEmbedEmbedder:
         self._threads = threads
         self._batch_size = batch_size
         self._cache_dir = cache_dir
-        self._model: TextEmbedding | None = None
+        self._model: Model | None = None
         self._load_error: BackendError | None = None
         self._dimension: int | None = None
         self._tokenizer: Tokenizer | None = None
@@ -197,7 +201,7 @@ class FastEmbedEmbedder:
         self._model = None
         self._load_error = None
 
-    async def _ensure_loaded(self) -> TextEmbedding:
+    async def _ensure_loaded(self) -> Model:
         model = self._model
         if model is not None:
             return model
@@ -206,7 +210,7 @@ class FastEmbedEmbedder:
             # `_load_sync` keeps the model, so the work is not lost.
             return await anyio.to_thread.run_sync(self._load_sync, limiter=self._limiter)
 
-    def _load_sync(self) -> TextEmbedding:
+    def _load_sync(self) -> Model:
         with self._load_thread_lock:
             if self._model is not None:
                 return self._model
@@ -221,12 +225,14 @@ class FastEmbedEmbedder:
                 raise
             return self._model
 
-    def _warm_up_sync(self, model: TextEmbedding) -> None:
+    def _warm_up_sync(self, model: Model) -> None:
         self._get_tokenizer()
         # onnxruntime allocates its buffers on the first run: pay for that here too.
         self._embed_sync(model, ["warm-up"], query=False)
 
-    def _create_model(self) -> TextEmbedding:
+    def _create_model(self) -> Model:
+        if self._model_path is not None and self._model_path.resolve() == PACKAGED_MODEL_DIR:
+            return self._create_packaged()
         from fastembed import TextEmbedding
 
         description = self._describe_model()
@@ -262,6 +268,20 @@ class FastEmbedEmbedder:
         )
         return model
 
+    def _create_packaged(self) -> PooledOnnxModel:
+        """The model shipped in the package, on onnxruntime without fastembed (see ``onnx_runner``)."""
+        from hybrid_memory.embeddings.onnx_runner import PooledOnnxModel
+
+        started = time.perf_counter()
+        try:
+            model = PooledOnnxModel(PACKAGED_MODEL_DIR, threads=self._threads)
+        except Exception as exc:  # onnxruntime's and tokenizers' own error types
+            raise BackendError(
+                self._bad_path_message(_first_line(exc), ["model.onnx", *_TOKENIZER_FILES])
+            ) from exc
+        logger.info("Loaded embedding model %s in %.2f s", self._model_name, time.perf_counter() - started)
+        return model
+
     def _describe_model(self) -> dict[str, Any]:
         from fastembed import TextEmbedding
 
@@ -276,7 +296,7 @@ class FastEmbedEmbedder:
             "to use an OpenAI-compatible server."
         )
 
-    def _embed_sync(self, model: TextEmbedding, texts: list[str], *, query: bool) -> list[list[float]]:
+    def _embed_sync(self, model: Model, texts: list[str], *, query: bool) -> list[list[float]]:
         try:
             arrays: Iterable[Any] = (
                 model.query_embed(texts) if query else model.passage_embed(texts, batch_size=len(texts))
@@ -313,7 +333,7 @@ class FastEmbedEmbedder:
                 except Exception as exc:  # a corrupt file: the ONNX load will say so too
                     logger.warning("Cannot read %s (%s); estimating token counts", path, exc)
         if source is None and self._model is not None:
-            loaded = getattr(self._model.model, "tokenizer", None)
+            loaded = getattr(getattr(self._model, "model", None), "tokenizer", None)
             if isinstance(loaded, Tokenizer):
                 # A copy: the model's own tokenizer truncates and pads for inference.
                 source = Tokenizer.from_str(loaded.to_str())

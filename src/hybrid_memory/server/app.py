@@ -76,14 +76,32 @@ async def serving_app(
     """
     app = _new_app(settings)
     stopping = anyio.Event()
+    model: list[Embedder] = [] if embedder is None else [embedder]
+    built = anyio.Event()
+
+    not_built: list[Exception] = []
+
+    async def load_model() -> None:
+        # From the start, on a worker thread: the model is ready by the time the handshake is over.
+        try:
+            model.append(await anyio.to_thread.run_sync(_build_embedder, settings))
+        except Exception as exc:  # e.g. OpenAI without a key: the stores' opening reports it
+            not_built.append(exc)
+            return
+        finally:
+            built.set()
+        await _warm_up(model[0])
 
     async def open_and_hold() -> None:
         # Shielded: a client that leaves at once still sees the stores open (or fail loudly)
         # and close; the lifespan's end calls want() and sets stopping, so this ends.
         with anyio.CancelScope(shield=True):
             await app.wanted(OPEN_WITHIN_S)
+            await built.wait()
             try:
-                async with _open_service(settings, embedder) as service:
+                if not_built:
+                    raise not_built[0]
+                async with _open_service(settings, model[0], warm_up=embedder is not None) as service:
                     app.attach(service)
                     logger.info(
                         "memory open; vectors: %s, graph: %s, data dir: %s",
@@ -99,6 +117,10 @@ async def serving_app(
                 raise
 
     async with anyio.create_task_group() as tg:
+        if embedder is None:
+            tg.start_soon(load_model)
+        else:
+            built.set()
         tg.start_soon(open_and_hold)
         try:
             yield app
@@ -106,6 +128,14 @@ async def serving_app(
             # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
             app.want()
             stopping.set()
+    if embedder is None and model:
+        await model[0].close()
+
+
+def _build_embedder(settings: Settings) -> Embedder:
+    from hybrid_memory.embeddings import build_embedder
+
+    return build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
 
 
 def _new_app(settings: Settings) -> AppContext:
