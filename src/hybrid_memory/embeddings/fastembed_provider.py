@@ -1,11 +1,10 @@
 """Local embeddings: fastembed runs an ONNX model on the CPU, with no torch and no server.
 
-The model loads lazily, in a worker thread, exactly once: on :meth:`FastEmbedEmbedder.warm_up`
-(the server calls it after the MCP handshake, so start-up stays instant) or else on
-the first embedding. Inference runs on one onnxruntime thread, one call at a time:
-on a two-core machine shared with the stores, more threads measured 40x slower
-under load, and one call at a time keeps query latency flat while a long thread
-is being remembered.
+The model loads in a worker thread, exactly once: on :meth:`FastEmbedEmbedder.warm_up` (the server
+calls it as the process starts, beside the MCP handshake) or else on the first embedding. Inference runs
+on one onnxruntime thread, one call at a time: on a two-core machine shared with the stores, more threads
+measured 40x slower under load, and one call at a time keeps query latency flat while a long thread is
+being remembered.
 """
 
 from __future__ import annotations
