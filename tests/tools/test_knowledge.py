@@ -122,7 +122,7 @@ async def test_summarize_thread_on_an_unknown_thread_names_list_threads(server: 
         error = await call_error(client, "summarize_thread", thread_id="nothing")
     assert error == (
         "Error executing tool summarize_thread: No thread 'nothing' in this project. "
-        "list_threads returns the remembered threads."
+        "list_threads returns thread ids."
     )
 
 

@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hybrid_memory.service.core import MemoryService
+    from hybrid_memory.service.memory_service import MemoryService
     from hybrid_memory.service.recall import RecallOptions
     from hybrid_memory.service.writes.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
     from hybrid_memory.service.writes.threads import memory_id
@@ -21,7 +21,7 @@ _EXPORTS = {
     "NoteUpdate": "writes.drafts",
     "TaskDraft": "writes.drafts",
     "ThreadDraft": "writes.drafts",
-    "MemoryService": "core",
+    "MemoryService": "memory_service",
     "RecallOptions": "recall",
     "memory_id": "writes.threads",
 }

@@ -64,9 +64,7 @@ class Knowledge:
         """A thread's stored messages in the order they were said; NotFoundError when it has none."""
         messages = await self._messages(scope, validation.identifier(thread_id, "thread_id"))
         if not messages:
-            raise NotFoundError(
-                f"No thread '{thread_id}' in this project. list_threads returns the remembered threads."
-            )
+            raise NotFoundError(f"No thread '{thread_id}' in this project. list_threads returns thread ids.")
         return messages
 
     async def summarize_thread(
