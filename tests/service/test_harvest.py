@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from hybrid_memory.backends.in_memory_vectors import InMemoryVectorStore
 from hybrid_memory.backends.sqlite_graph import SqliteGraphStore
+from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, Note, NoteFilter, Scope, Walk
 from hybrid_memory.service import MemoryService
 from hybrid_memory.service.knowledge import thread_summary
@@ -254,4 +257,38 @@ async def test_a_raised_version_supersedes_the_rule_naming_the_old_one_and_not_a
     assert set(live) == {
         "Our minimum image is Node 180-alpine.",
         "We're raising the minimum from Node 18 to Node 20.",
+    }
+
+
+@pytest.mark.model
+async def test_capture_keeps_casual_statements_and_bare_answers_and_leaves_pastes(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    vectors, graph = InMemoryVectorStore(), SqliteGraphStore(tmp_path / "graph.db")
+    await vectors.open(dimension=embedder.dimension, model=embedder.model_name)
+    await graph.open()
+    settings = Settings(data_dir=tmp_path, project=SCOPE.project)
+    service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
+    await _say(
+        service,
+        "casual",
+        ("user", "dont use /tmp keep everything within the claude dir"),
+        (
+            "assistant",
+            "Understood. The screensaver starts after 2.5 minutes. What would you like it changed to?",
+        ),
+        ("user", "10 minutes"),
+        ("assistant", "Done."),
+        ("user", "SyntaxError: from __future__ imports must occur at the beginning of the file."),
+        ("assistant", "Fixed the import order."),
+        ("user", "can you also fix the login bug"),
+    )
+    captured = _captured(await _notes(service))
+    assert set(captured) == {
+        "Dont use /tmp keep everything within the claude dir.",
+        "10 minutes (asked: What would you like it changed to?)",
+    }
+    assert {n.content: ("rule" in n.tags) for n in captured.values()} == {
+        "Dont use /tmp keep everything within the claude dir.": True,
+        "10 minutes (asked: What would you like it changed to?)": False,
     }

@@ -104,6 +104,22 @@ def test_an_assistant_turn_counts_only_where_it_restates_a_decision() -> None:
     ]
 
 
+def test_an_assistant_restating_several_things_is_read_part_by_part_never_as_one_note() -> None:
+    mashed = (
+        "Understood: billing stays on Postgres 16, I run `make test`, and changes go through pull requests."
+    )
+    assert _found(mashed, role="assistant") == []
+    assert _found(
+        "Noted: never push to main directly, and always run make test before a merge.", role="assistant"
+    ) == [
+        ("rule", "Never push to main directly."),
+        ("rule", "Always run make test before a merge."),
+    ]
+    assert _found("Decision: we use Postgres 16 for billing, not MySQL.", role="assistant") == [
+        ("decision", "We use Postgres 16 for billing, not MySQL.")
+    ]
+
+
 def test_a_long_pasted_turn_is_not_the_users_words() -> None:
     pasted = "Never use eval. " + "log line without any rule in it. " * 120
     assert _found(pasted) == []

@@ -20,9 +20,12 @@ from dataclasses import dataclass, field
 
 from hybrid_memory.models import NoteType
 from hybrid_memory.service.knowledge._text import SENTENCE_END, content_words
+from hybrid_memory.service.knowledge.clauses import PLAN, SCAFFOLD, prose
 
 CAPTURED = "captured"
 """The tag of every note and entity drawn from a conversation."""
+CLASSIFIED = "classified"
+"""The tag of a note the statement classifier drew, with no cue: less sure than a cue's."""
 KINDS = {"rule": NoteType.DECISION, "decision": NoteType.DECISION}
 MAX_MESSAGE_CHARS = 3_000
 """A longer user turn is most likely pasted text (a log, a document): its sentences are not the user's."""
@@ -48,6 +51,10 @@ class Cue:
     sources: list[str] = field(default_factory=list)
     replaces: str | None = None
     """The old value a change names ("we moved billing from Postgres 16 to …": Postgres 16)."""
+    said: str = ""
+    """The clause as the user said it, where the note's wording differs from it."""
+    score: float = 1.0
+    """How sure the finder is: 1.0 for a cue, the classifier's probability for a clause it kept."""
 
     @property
     def type(self) -> NoteType:
@@ -55,7 +62,8 @@ class Cue:
 
     @property
     def tags(self) -> list[str]:
-        return [CAPTURED, self.kind]
+        """``captured``, the kind, and ``classified`` where only the classifier found it (not a cue)."""
+        return [CAPTURED, self.kind, *([CLASSIFIED] if self.score < 1.0 else [])]
 
 
 _FILLER = re.compile(
@@ -75,7 +83,8 @@ _NOT_STATED = re.compile(
     r"wondering|i wonder|not sure|se|si|wenn|ob|falls|"
     r"talvez|quizás|peut-être|vielleicht)\b"
     r"|\b(?:never ?mind|used to|was going to|were going to|i think|i guess|i believe|probably|might|"
-    r"not sure|don't know|do not know|wonder|for now|right now|yet|this time|at the moment|"
+    r"not sure|don't know|do not know|wonder|for now|right now|yet|this time|at the moment|here|"
+    r"pay attention|"
     r"for this (?:task|file|pr|change)|por enquanto|por ahora|pour l'instant|vorerst|erstmal)\b",
     re.IGNORECASE,
 )
@@ -85,7 +94,9 @@ _ONE_OFF_VERBS = (
     "the|a|an|this|that|it|so|same|been|had|happened|ever|again|sure|mention|said|say|tell"
 )
 _RULE = re.compile(
-    rf"^(?:never|always|don't|do not|dont|avoid)\s+(?!(?:{_ONE_OFF_VERBS})\b)\w+"
+    rf"^(?:never|always|don'?ts?|do not|avoid)\s+(?!(?:{_ONE_OFF_VERBS})\b)\w+"
+    r"|^(?:please )?(?:ensure|make sure) (?:that )?.{3,80}"
+    r"\b(?:according to|best practices?|conventions?|guidelines?)\b"
     r"|^(?:you|we) (?:must|should|need to|have to) (?:always|never)\b"
     r"|^(?:you|we) (?:always|never) \w+|^you (?:must not|mustn't) \w+"
     r"|^(?:make sure|ensure) (?:to |that |you |we )?(?:always|never)\b"
@@ -163,6 +174,7 @@ _ROLES = (
 _FACT = re.compile(
     rf"^(?:i'm|i am) (?:a|an|the) (?:[\w-]+ ){{0,3}}(?:{_ROLES})\b"
     r"|^i work (?:at|for|with)\b|^my name is\b|^(?:i'm|i am) based in\b|^i live in\b"
+    r"|^(?:the )?(?:company|team|org|organi[sz]ation|client) i work (?:at|for|with) is\b"
     r"|^my (?:team|company|role|job|timezone|time zone|stack|os|editor) (?:is|are|uses)\b"
     r"|^(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|application|service|api|codebase|"
     r"backend|frontend|stack|team|company|product|database|db|ci|cluster|monorepo|website|site) "
@@ -214,7 +226,7 @@ def _lines(text: str) -> list[str]:
     """The prose lines of a turn: code blocks, quotes, activity lines and code-looking lines dropped."""
     kept: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
-        if not line.strip() or _NOT_PROSE.match(line):
+        if not line.strip() or _NOT_PROSE.match(line) or not prose(line):
             continue
         kept.append(_LIST_MARK.sub("", line).strip())
     return kept
@@ -252,6 +264,16 @@ def _kind(sentence: str) -> str | None:
     return kind
 
 
+def cue_kind(sentence: str) -> str | None:
+    """The kind a cue at the start of ``sentence`` names (None: no cue, or not a durable statement)."""
+    return _kind(_strip_filler(sentence.strip()))
+
+
+def replaced(sentence: str) -> str | None:
+    """The old value a change in ``sentence`` names ("from Postgres 16 to …"), or None."""
+    return _replaced(sentence)
+
+
 def _replaced(sentence: str) -> str | None:
     if not _CHANGE.search(sentence):
         return None
@@ -270,14 +292,24 @@ def _tidy(sentence: str) -> str:
     return sentence if sentence.endswith((".", "!", "…")) else sentence + "."
 
 
-def _statement(sentence: str, role: str) -> str | None:
-    """The sentence as a statement worth a note, or None."""
+def _statements(sentence: str, role: str) -> list[str]:
+    """The statements of a sentence: the user's sentence whole; the parts of the assistant's restatement.
+
+    "Understood: billing stays on Postgres 16, I run `make test`, and changes go through pull
+    requests" restates three things: each part is read on its own, never the list as one note.
+    """
     sentence = _strip_filler(sentence.strip())
-    if role == "assistant":
-        restated = _ASSISTANT_RESTATES.match(sentence)
-        if restated is None:
-            return None
-        sentence = _strip_filler(restated.group("rest"))
+    if role != "assistant":
+        return [s for s in [_statement(sentence)] if s]
+    restated = _ASSISTANT_RESTATES.match(sentence)
+    if restated is None:
+        return []
+    parts = _LIST_SPLIT.split(restated.group("rest"))
+    return [s for s in (_statement(_strip_filler(p)) for p in parts) if s]
+
+
+def _statement(sentence: str) -> str | None:
+    """The sentence as a statement worth a note, or None."""
     words = sentence.split()
     if not MIN_WORDS <= len(words) <= MAX_WORDS or len(sentence) > MAX_SENTENCE_CHARS:
         return None
@@ -286,22 +318,28 @@ def _statement(sentence: str, role: str) -> str | None:
     return sentence
 
 
+_LIST_SPLIT = re.compile(r"\s*;\s*|,\s+(?:and\s+)?(?=\S+\s+\S+\s+\S+)")
+"""Where a restatement lists its parts: "a, b, and c", "a; b"."""
+
+
 def cues(said: Sequence[Said]) -> list[Cue]:
     """The notes stated in ``said`` (turns in order); one cue per distinct statement, with all its sources."""
     found: dict[str, Cue] = {}
     for turn in said:
         if turn.role not in ("user", "assistant") or (
-            turn.role == "user" and len(turn.text) > MAX_MESSAGE_CHARS
+            turn.role == "user"
+            and (len(turn.text) > MAX_MESSAGE_CHARS or PLAN.match(turn.text) or SCAFFOLD.match(turn.text))
         ):
             continue
         for line in _lines(turn.text):
-            for raw in SENTENCE_END.split(line):
-                sentence = _statement(raw, turn.role)
-                kind = None if sentence is None else _kind(sentence)
-                if sentence is None or kind is None:
+            for sentence in (s for raw in SENTENCE_END.split(line) for s in _statements(raw, turn.role)):
+                kind = _kind(sentence)
+                if kind is None:
                     continue
                 content = _tidy(sentence)
-                cue = found.setdefault(key(content), Cue(kind, content, replaces=_replaced(sentence)))
+                cue = found.setdefault(
+                    key(content), Cue(kind, content, replaces=_replaced(sentence), said=sentence)
+                )
                 if turn.id not in cue.sources:
                     cue.sources.append(turn.id)
     return list(found.values())

@@ -3,7 +3,8 @@
 Run by the host after a captured remember_thread (the plugin's hooks and import-transcript
 share that path), over the turns of that call:
 
-- each cue (:mod:`.cues`) becomes a note under a deterministic id (project, kind, wording);
+- each statement the finder draws (:mod:`.finder`: cues and a classifier over clauses) becomes
+  a note under a deterministic id (project, kind, wording);
   stated again, in the same words or close ones (embedding), it *reinforces* that note
   (importance up, modified now, a new ``src:`` tag) rather than copying it; a change
   ("we moved billing from Postgres 16 to CockroachDB", or a new value for the same thing)
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
+from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.models import (
     Link,
     Memory,
@@ -40,9 +42,10 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service.knowledge import consolidate
 from hybrid_memory.service.knowledge._text import content_words
-from hybrid_memory.service.knowledge.cues import CAPTURED, Cue, Said, cues, key
+from hybrid_memory.service.knowledge.cues import CAPTURED, Cue, Said, key
 from hybrid_memory.service.knowledge.distill import SOURCE_TAG
 from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
+from hybrid_memory.service.knowledge.finder import find
 from hybrid_memory.service.writes.drafts import DryRun, NoteDraft
 from hybrid_memory.service.writes.notes import NotePlan
 from hybrid_memory.service.writes.validation import MAX_TAGS
@@ -105,16 +108,18 @@ def _cite(tags: Sequence[str], new: Sequence[str]) -> list[str]:
 
 
 class Harvester:
-    def __init__(self, *, vectors: VectorStore, graph: GraphStore) -> None:
+    def __init__(self, *, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> None:
         self._vectors = vectors
         self._graph = graph
+        self._embedder = embedder
 
     async def run(
         self, scope: Scope, writer: HarvestWriter, thread_id: str, turns: Sequence[Memory]
     ) -> Harvest:
         """Notes, entities and links from ``turns`` (one remember call's memories, in order)."""
         said = [Said(m.id, m.role or "", m.text) for m in turns]
-        done = Harvest(cues=cues(said), private=any(m.private for m in turns))
+        found = await find(said, self._embedder)
+        done = Harvest(cues=found, private=any(m.private for m in turns))
         session = await self._session(scope, writer, thread_id, said, done)
         note_ids: dict[str, str] = {}
         for cue in done.cues:

@@ -47,7 +47,7 @@ class Knowledge:
         self._settings = settings
         self._stores = stores
         self._curator = Curator(vectors=stores.vectors, graph=stores.graph)
-        self._harvester = Harvester(vectors=stores.vectors, graph=stores.graph)
+        self._harvester = Harvester(vectors=stores.vectors, graph=stores.graph, embedder=stores.embedder)
 
     async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
         stores = self._stores
