@@ -1,6 +1,7 @@
 """The Claude Code plugin's cost: hook wall times, capture of a long session, added time per session.
 
     python bench/plugin_hooks.py [--prompts 40] [--turns 500] [--sessions 7] [--out FILE.json]
+        [--earlier-src CHECKOUT/src]
 
 1. ``UserPromptSubmit``: ``hybrid-memory hook user-prompt-submit`` run as Claude Code runs
    it (a process, JSON on stdin) against a host that is already running, over a memory
@@ -20,6 +21,11 @@
    loopback stand-in of the Messages API: one-turn ``claude -p`` sessions, plugin
    enabled and disabled in alternation; the medians and their difference.
 
+What each topic's prompt finds (with a budget that cuts nothing) and what a new session's start
+is given are written too, as lines with the ids left out. With ``--earlier-src`` (the ``src``
+of another version's checkout) each topic's prompt is also asked through that version's hook,
+against the same host and store, the two alternating: whether both find the same memories.
+
 Prints a summary and the machine's load averages; writes the figures as JSON.
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -64,7 +71,12 @@ TOPICS = [
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRID_MEMORY_")}
+    # The hooks run as installed: from compiled modules (a development shell may turn their writing off).
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HYBRID_MEMORY_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["HYBRID_MEMORY_DATA_DIR"] = str(data_dir)
     env.update(extra)
@@ -142,7 +154,9 @@ def _transcript(path: Path, session: str, turns: int, cwd: Path) -> None:
                 f.write(json.dumps(entry) + "\n")
 
 
-def _hook(event: str, payload: dict[str, object], env: dict[str, str]) -> float:
+def _hook(
+    event: str, payload: dict[str, object], env: dict[str, str], said: list[str] | None = None
+) -> float:
     start = perf_counter()
     done = subprocess.run(
         [str(HOOK), "hook", event],
@@ -155,7 +169,15 @@ def _hook(event: str, payload: dict[str, object], env: dict[str, str]) -> float:
     elapsed = perf_counter() - start
     if done.stderr:
         raise SystemExit(f"hook {event} failed: {done.stderr.strip()}")
+    if said is not None:
+        said.append(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout else "")
     return elapsed
+
+
+def _shown(text: str) -> list[str]:
+    """The lines injected, each memory's id left out: ids derive from the project's path, which differs
+    from run to run, the texts and their order do not."""
+    return [re.sub(r"\[memory:[^\]\s]+\]", "[memory]", line) for line in text.splitlines()[1:] if line]
 
 
 def _quantiles(values: list[float]) -> dict[str, float]:
@@ -166,7 +188,7 @@ def _quantiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
+def hooks(work: Path, prompts: int, turns: int, earlier: Path | None = None) -> dict[str, object]:
     data_dir, cwd = work / "data", _repository(work / "ledger")
     _git(cwd, "worktree", "add", "-q", "-b", "review", str(work / "ledger-review"))
     asked_in = work / "ledger-review" / "src" / "api"
@@ -214,8 +236,32 @@ def hooks(work: Path, prompts: int, turns: int) -> dict[str, object]:
         start = perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         python_s.append(perf_counter() - start)
+    # What each prompt finds, whole: with room for every memory that clears the bar (not timed).
+    said: list[str] = []
+    before: list[str] = []
+    uncut = {**env, "HYBRID_MEMORY_HOOK_PROMPT_TOKENS": "8000"}
+    for i, topic in enumerate(TOPICS):
+        ask = {
+            "session_id": "bench",
+            "cwd": str(asked_in),
+            "prompt": f"What did we decide about {topic} last time?",
+        }
+        if earlier is not None and i % 2:
+            _hook("user-prompt-submit", ask, {**uncut, "PYTHONPATH": str(earlier)}, before)
+        _hook("user-prompt-submit", ask, uncut, said)
+        if earlier is not None and not i % 2:
+            _hook("user-prompt-submit", ask, {**uncut, "PYTHONPATH": str(earlier)}, before)
+    started: list[str] = []
+    _hook("session-start", {"session_id": "bench", "cwd": str(asked_in)}, env, started)
     stop_hosts(data_dir)
+    found = {topic: _shown(text) for topic, text in zip(TOPICS, said, strict=True)}
     return {
+        "injected": {"session_start": _shown(started[0]), "prompts": found},
+        **(
+            {"same_as_earlier": compare(dict(zip(TOPICS, map(_shown, before), strict=True)), found)}
+            if before
+            else {}
+        ),
         "first_hook_starting_the_host_s": round(cold, 2),
         "user_prompt_submit": _quantiles(prompt_s),
         "project_of_directory_us": round(naming_us, 1),
@@ -275,6 +321,19 @@ def sessions(work: Path, runs: int) -> dict[str, object] | None:
     }
 
 
+def compare(earlier: dict[str, list[str]], now: dict[str, list[str]]) -> dict[str, object]:
+    """For each prompt: how many memories each version found, and whether they are the same."""
+    rows = {
+        topic: {
+            "earlier": len(earlier[topic]),
+            "now": len(lines),
+            "same": sorted(earlier[topic]) == sorted(lines),
+        }
+        for topic, lines in now.items()
+    }
+    return {"all_same": all(r["same"] for r in rows.values()), "prompts": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -283,11 +342,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--sessions", type=int, default=7)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "plugin_hooks.json")
+    parser.add_argument(
+        "--earlier-src", type=Path, help="another version's src/: does its hook find the same?"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hm-plugin-bench-"))
     load_before = os.getloadavg()
     try:
-        results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns)}
+        results: dict[str, object] = {"hooks": hooks(work, args.prompts, args.turns, args.earlier_src)}
         if args.sessions > 0:  # 0: the hooks alone, without Claude Code
             results["sessions"] = sessions(work, args.sessions)
     finally:

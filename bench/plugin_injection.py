@@ -8,7 +8,7 @@ written as a Claude Code transcript (one JSON line per turn, the first speaker a
 user) and captured by the Stop hook. Then every question (categories 1-4) is a prompt:
 
 * in its own project: does the injected context cite a turn of the question's evidence?
-  (share of questions; tokens injected per question, estimated as the hook budgets them)
+  (share of questions; tokens injected per question, as the host counts them)
 * in the next conversation's project: is nothing injected? (share of questions)
 
 and what SessionStart injects for a new session in each project (tokens).
@@ -16,8 +16,8 @@ and what SessionStart injects for a new session in each project (tokens).
 The hooks run in this process (``hybrid_memory.integrations.hooks.run``, the function a
 hook process runs, with the same stdin and stdout) against a headless host the first
 one starts; starting a Python process per prompt would only add time, not change what
-is injected. ``--sweep`` applies other thresholds (``HYBRID_MEMORY_HOOK_MIN_MATCH``) to the
-candidates the hook's own functions recall once per question, to choose the default.
+is injected. ``--sweep`` runs the questions again at other thresholds
+(``HYBRID_MEMORY_HOOK_MIN_MATCH``), to choose the default.
 """
 
 from __future__ import annotations
@@ -40,10 +40,8 @@ sys.path.insert(0, str(REPO))
 from tests.e2e.claude_code import stop_hosts  # noqa: E402
 
 from hybrid_memory.evaluation.locomo import Conversation, load_locomo  # noqa: E402
-from hybrid_memory.host.client import connect  # noqa: E402
-from hybrid_memory.integrations.config import HookConfig, estimate_tokens, project_of  # noqa: E402
+from hybrid_memory.integrations.config import HookConfig, project_of  # noqa: E402
 from hybrid_memory.integrations.hooks import run  # noqa: E402
-from hybrid_memory.integrations.inject import prompt_candidates, render_prompt_context, strong_matches  # noqa: E402
 from hybrid_memory.models import Scope  # noqa: E402
 from hybrid_memory.service.writes.threads import memory_id  # noqa: E402
 
@@ -87,6 +85,12 @@ def _capture(conv: Conversation, project_dir: Path, transcripts: Path) -> dict[s
     return ids
 
 
+def _tokens() -> int:
+    """The tokens of the last injection, as the host counted them (the hooks' log)."""
+    log = HookConfig.from_env().state_dir / "injections.jsonl"
+    return int(json.loads(log.read_text().splitlines()[-1])["tokens"])
+
+
 def _ask(prompt: str, project_dir: Path) -> str:
     payload = {"session_id": "bench-prompt", "cwd": str(project_dir), "prompt": prompt}
     out = _hook("user-prompt-submit", payload)
@@ -96,7 +100,7 @@ def _ask(prompt: str, project_dir: Path) -> str:
 def _session_start(project_dir: Path) -> int:
     """Tokens the SessionStart hook injects for a new session in the project."""
     out = _hook("session-start", {"session_id": "bench-start", "cwd": str(project_dir), "source": "startup"})
-    return estimate_tokens(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else 0
+    return _tokens() if out else 0
 
 
 def _summary(rows: list[tuple[int, int, bool, bool]]) -> dict[str, Any]:
@@ -123,7 +127,7 @@ def through_hooks(conversations: list[Conversation], dirs: list[Path], ids: dict
         for q in (q for q in conv.questions if q.category != 5):
             injected = _ask(q.text, dirs[n])
             cited = {ids.get(m) for m in CITED.findall(injected)}
-            tokens = estimate_tokens(injected) if injected else 0
+            tokens = _tokens() if injected else 0
             rows.append(
                 (
                     q.category,
@@ -136,63 +140,16 @@ def through_hooks(conversations: list[Conversation], dirs: list[Path], ids: dict
 
 
 def sweep(
-    conversations: list[Conversation],
-    dirs: list[Path],
-    ids: dict[str, str],
-    thresholds: list[float],
-    dump: Path | None = None,
+    conversations: list[Conversation], dirs: list[Path], ids: dict[str, str], thresholds: list[float]
 ) -> list[dict[str, Any]]:
-    """Each threshold applied to the same candidates (the hook's own functions, recall asked once)."""
-    config = HookConfig.from_env()._replace(min_match=min(thresholds))
-    asked: list[tuple[Any, list[dict[str, Any]], list[dict[str, Any]]]] = []
-    for n, conv in enumerate(conversations):
-        with (
-            connect(config.data_dir, dirs[n], timeout_s=300) as own,
-            connect(config.data_dir, dirs[(n + 1) % len(dirs)], timeout_s=300) as other,
-        ):
-            for q in (q for q in conv.questions if q.category != 5):
-                asked.append(
-                    (
-                        q,
-                        prompt_candidates(config, own, q.text, "bench"),
-                        prompt_candidates(config, other, q.text, "bench"),
-                    )
-                )
-    for _, own_hits, other_hits in asked:
-        for hit in own_hits + other_hits:
-            hit["dia_id"] = ids.get(hit["id"])
-    if dump is not None:
-        dump.write_text(
-            json.dumps(
-                [
-                    {
-                        "question": q.text,
-                        "category": q.category,
-                        "evidence": list(q.evidence),
-                        "own": own,
-                        "other": other,
-                    }
-                    for q, own, other in asked
-                ]
-            )
-        )
+    """Every question through the hook again at each threshold."""
     results = []
     for t in thresholds:
-        at = config._replace(min_match=t)
-        rows = []
-        for q, own_hits, other_hits in asked:
-            text, hits = render_prompt_context(at, strong_matches(own_hits, q.text, t))
-            elsewhere, _ = render_prompt_context(at, strong_matches(other_hits, q.text, t))
-            cited = {ids.get(h["id"]) for h in hits}
-            rows.append(
-                (
-                    q.category,
-                    estimate_tokens(text) if text else 0,
-                    bool(cited & set(q.evidence)),
-                    not elsewhere,
-                )
-            )
-        results.append({"min_match": t, **_summary(rows)})
+        os.environ["HYBRID_MEMORY_HOOK_MIN_MATCH"] = str(t)
+        try:
+            results.append({"min_match": t, **through_hooks(conversations, dirs, ids)})
+        finally:
+            os.environ.pop("HYBRID_MEMORY_HOOK_MIN_MATCH")
         print(json.dumps(results[-1]), file=sys.stderr)
     return results
 
@@ -207,7 +164,6 @@ def main() -> None:
     parser.add_argument(
         "--sweep", type=float, nargs="+", metavar="T", help="also these thresholds, on the same candidates"
     )
-    parser.add_argument("--dump", type=Path, help="write the swept candidates here (JSON), for analysis")
     parser.add_argument("--sweep-only", action="store_true", help="skip the run through the hooks")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "plugin_injection.json")
     args = parser.parse_args()
@@ -234,7 +190,7 @@ def main() -> None:
         starts = [_session_start(d) for d in dirs]
         results["session_start_tokens"] = {"median": statistics.median(starts), "max": max(starts)}
         if args.sweep:
-            results["sweep"] = sweep(conversations, dirs, ids, args.sweep, args.dump)
+            results["sweep"] = sweep(conversations, dirs, ids, args.sweep)
         if not args.sweep_only:
             results["hooks"] = through_hooks(conversations, dirs, ids)
             print(json.dumps(results["hooks"]), file=sys.stderr)

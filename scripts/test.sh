@@ -37,6 +37,17 @@ if [ -f tools/codex-cli/package-lock.json ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/codex-cli
 fi
 
+# The real Gemini CLI and opencode (pinned) for tests/e2e/test_agent_install.py and test_agent_sessions.py,
+# run offline against loopback stand-ins of their model APIs.
+if [ -f tools/gemini-cli/package-lock.json ]; then
+  npm ci --silent --no-audit --no-fund --prefix tools/gemini-cli
+fi
+# opencode's lock names only the Linux builds this registry serves, so `npm ci` (which wants every platform's
+# entry) refuses it; `npm install` takes the pinned version from the lock and leaves the lock as it is.
+if [ -f tools/opencode/package-lock.json ]; then
+  npm install --silent --no-audit --no-fund --prefix tools/opencode
+fi
+
 # The suite runs on the packaged int8 model unless HYBRID_MEMORY_EMBEDDING_MODEL_PATH names
 # another; the fp32 tests in tests/embeddings find ../shared/models/all-MiniLM-L6-v2-onnx
 # by themselves (HYBRID_MEMORY_TEST_FP32_MODEL_PATH elsewhere) and skip without it.

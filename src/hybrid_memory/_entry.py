@@ -13,6 +13,10 @@ def main() -> int:
 
     owner_only_umask()  # whatever this process writes under the data dir is its owner's alone
     argv = sys.argv[1:]
+    if argv[:2] == ["hook", "opencode"]:  # opencode's plugin: its messages become a transcript
+        from hybrid_memory.integrations.opencode import main as opencode_hook
+
+        return opencode_hook(argv[2:])
     if argv[:1] == ["hook"]:
         from hybrid_memory.integrations.hooks import main as hook
 

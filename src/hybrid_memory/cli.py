@@ -16,6 +16,7 @@ from hybrid_memory.commands import (
     add_forget_parser,
     add_move_parser,
     add_recall_parser,
+    add_sync_parser,
     follow_directory,
     join_running,
 )
@@ -90,8 +91,10 @@ def _parser() -> argparse.ArgumentParser:
     add_recall_parser(sub)
     add_forget_parser(sub)
     add_move_parser(sub)
+    add_sync_parser(sub)
     _add_view_parser(sub)
     _add_plugin_parsers(sub)
+    _add_install_parsers(sub)
     stop = sub.add_parser(
         "stop",
         help="stop the process that hosts the data dir's store (a headless host, or a server); waits until "
@@ -138,14 +141,15 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
 def _host(server: MCPServer[Any], settings: Settings) -> Host:
     """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
-    viewer on its own socket, and the captures that wait for a host."""
+    hooks' injections, the viewer on its own socket, and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
     from hybrid_memory.host.serve import Host, Plugins
-    from hybrid_memory.host.wire import METHOD
+    from hybrid_memory.host.wire import INJECT, METHOD
+    from hybrid_memory.integrations.hosted import serve_injection
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
     plugins = Plugins(
-        calls={METHOD: serve_command},
+        calls={METHOD: serve_command, INJECT: serve_injection},
         sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
         on_open=[_capture_pending],
     )
@@ -164,6 +168,12 @@ async def _capture_pending(data_dir: Path) -> None:
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from hybrid_memory.integrations.cli import add_parsers
+
+    add_parsers(sub)
+
+
+def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hybrid_memory.commands.install import add_parsers
 
     add_parsers(sub)
 
@@ -340,6 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "stop":  # needs no settings: the host has them
         return _stop(args)
+    if args.command in ("install", "uninstall"):  # edits an agent's files: no store, no settings
+        from hybrid_memory.commands.install import run as run_install
+
+        return run_install(args)
     if args.command in STORE_COMMANDS:
         follow_directory(args)
         # A running server answers before the settings (most of the start-up) are even imported.

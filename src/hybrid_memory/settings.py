@@ -351,6 +351,9 @@ class Settings(BaseSettings):
     """Logs go to stderr, and to clients that asked with ``logging/setLevel``."""
     tools: Literal["all", "core"] = "all"
     """``core``: recall_memory, read_memory, remember_thread, create_note, create_link, get_linked_notes."""
+    sync_remote: str | None = None
+    """When set, the hooks run ``hybrid-memory sync`` with this remote after each session ends
+    (see docs/sync.md); unset: sync only when you run it."""
 
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     """Embedding model"""

@@ -56,7 +56,14 @@ NOT_RUNNABLE: dict[str, str] = {
         "a terminal session shown with its output, a server running in the background; "
         "tests/e2e/test_cli_joins_server.py runs these commands against running servers"
     ),
+    rf"{_ENV}hybrid-memory sync (?!memory\.git)": (
+        "a remote the test cannot reach; tests/e2e/test_sync.py syncs two machines through a bare repository"
+    ),
     r"^pip uninstall": "removes the package this test runs",
+    rf"{_ENV}hybrid-memory (?:un)?install ": (
+        "edits the agent's files in your home; tests/e2e/test_agent_install.py runs it under a "
+        "throwaway home against each agent's real CLI"
+    ),
     r"^rm -rf ~/": "deletes the user's own data directory",
     r"settings_doc > docs/configuration\.md": (
         "rewrites a tracked file; tests/docs/test_configuration_page.py checks the same output"

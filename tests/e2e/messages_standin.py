@@ -62,6 +62,11 @@ def request_text(body: dict[str, Any]) -> str:
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict):
                 parts.append(str(block.get("text", "")))
+    gemini = [body.get("systemInstruction"), *(body.get("contents") or [])]
+    for content in gemini:  # Gemini's API: contents and a system instruction, each a list of parts
+        for part in content.get("parts", []) if isinstance(content, dict) else []:
+            if isinstance(part, dict):
+                parts.append(str(part.get("text", "")))
     system = body.get("system")
     if isinstance(system, str):
         parts.append(system)
@@ -170,6 +175,29 @@ def _responses_stream(body: dict[str, Any], text: str) -> Iterator[bytes]:
     yield _sse("response.completed", {"type": "response.completed", "response": response})
 
 
+def _gemini_chunk(text: str) -> dict[str, Any]:
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+        "modelVersion": "gemini-standin",
+    }
+
+
+def _chat_chunks(body: dict[str, Any], text: str) -> Iterator[bytes]:
+    """OpenAI's Chat Completions API, streamed (what opencode's OpenAI-compatible providers ask for)."""
+    base = {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion.chunk", "created": 0}
+    base["model"] = body.get("model", "standin")
+    deltas = [({"role": "assistant", "content": ""}, None), ({"content": text}, None), ({}, "stop")]
+    for delta, finish in deltas:
+        chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        yield f"data: {json.dumps(chunk)}\n\n".encode()
+    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+    yield f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
 def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -197,6 +225,39 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
             self.wfile.flush()
             self.close_connection = True
 
+        def _stream_out(self, chunks: Iterator[bytes]) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")
+            self.end_headers()
+            for chunk in chunks:
+                self.wfile.write(chunk)
+            self.wfile.flush()
+            self.close_connection = True
+
+        def _other_api(self, path: str, body: dict[str, Any]) -> bool:
+            """Gemini's API (Gemini CLI) and Chat Completions (opencode): answered here when asked."""
+            if path.endswith(":countTokens"):
+                self._send_json(200, {"totalTokens": 10})
+                return True
+            if path.endswith(":streamGenerateContent") or path.endswith(":generateContent"):
+                with lock:
+                    standin.requests.append(body)
+                answer = reply(body)
+                text = answer if isinstance(answer, str) else ""
+                if path.endswith(":generateContent"):
+                    self._send_json(200, _gemini_chunk(text))
+                else:
+                    self._stream_out(iter([f"data: {json.dumps(_gemini_chunk(text))}\r\n\r\n".encode()]))
+                return True
+            if path.endswith("/chat/completions"):
+                with lock:
+                    standin.requests.append(body)
+                answer = reply(body)
+                self._stream_out(_chat_chunks(body, answer if isinstance(answer, str) else ""))
+                return True
+            return False
+
         def do_HEAD(self) -> None:
             self.send_response(200)
             self.send_header("content-length", "0")
@@ -217,6 +278,8 @@ def _handler(standin: StandIn, reply: Reply, lock: threading.Lock) -> type[BaseH
             path = self.path.split("?", 1)[0]
             with lock:
                 standin.paths.append(f"POST {path}")
+            if self._other_api(path, body):
+                return
             if path.endswith("/responses"):
                 with lock:
                     standin.requests.append(body)

@@ -183,7 +183,9 @@ def test_a_failing_capture_waits_is_told_at_the_next_start_and_is_done_by_the_ne
 
         start = _hook("session-start", {"session_id": "next-1", "cwd": str(tmp_path)}, data_dir)
         assert start.returncode == 0
-        told = json.loads(start.stdout)["systemMessage"]
+        # Told why this session has no memory, then what waits.
+        unavailable, told = json.loads(start.stdout)["systemMessage"].splitlines()
+        assert unavailable.startswith("hybrid-memory: no memory in this session: The memory store at ")
         assert told == (
             "hybrid-memory: 1 session waits to be captured (retried by the next hook and when the memory "
             f"host starts; see {data_dir / 'hooks' / 'hooks.log'}); last error: {error}"

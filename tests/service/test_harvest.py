@@ -168,6 +168,30 @@ class ChatHandler(JsonHandler):
         self._reply(200 if body["model"] == "digester" else 500, answer)
 
 
+async def test_tool_uses_stored_as_fields_give_entities_and_the_digest_without_lines_in_the_text(
+    tmp_path: Path,
+) -> None:
+    service = await _service(tmp_path)
+    uses = [
+        {"verb": "edited", "path": "src/billing.py"},
+        {"verb": "ran", "command": "make deploy", "outcome": "failed", "error": "KeyError: 'region'"},
+    ]
+    messages = [
+        MessageIn(role="user", content="Move the invoice rounding into src/billing.py please.", id="f-0"),
+        MessageIn.model_validate(
+            {"role": "assistant", "content": "Moved it.", "id": "f-1", "activity": uses}
+        ),
+    ]
+    await service.remember_thread(SCOPE, ThreadDraft(thread_id="f", messages=messages), harvest=True)
+
+    [stored] = await service.stores.vectors.get(SCOPE, [memory_id(SCOPE, "f", "f-1", 0)])
+    assert [u.model_dump(exclude_none=True) for u in stored.activity] == uses
+    contents = {n.content for n in await _notes(service)}
+    assert {"File src/billing.py", "Command make deploy", "Error KeyError: '…'"} <= contents
+    summary = await service.stores.vectors.get(SCOPE, [thread_summary.summary_id(SCOPE, "f")])
+    assert "Changed: edited src/billing.py; ran make deploy (failed)" in summary[0].text.splitlines()
+
+
 async def test_a_configured_model_writes_the_digest_and_a_failing_one_leaves_the_deterministic_digest(
     tmp_path: Path,
 ) -> None:

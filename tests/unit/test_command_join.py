@@ -69,3 +69,13 @@ def test_paths_are_sent_absolute_because_the_server_has_its_own_working_director
     assert graph == {"html": str(tmp_path / "g.html")}
     # The directory goes too: recall compares the files a memory's turn edited with it.
     assert recall == {"query": "a query", "limit": 7, "json": True, "cwd": str(tmp_path), "legacy": None}
+
+
+@pytest.mark.parametrize("xdg", ["", "/srv/xdg-data"])
+def test_the_default_data_dir_is_platformdirs_one(monkeypatch: pytest.MonkeyPatch, xdg: str) -> None:
+    import platformdirs
+
+    from hybrid_memory.host.lock import default_data_dir
+
+    monkeypatch.setenv("XDG_DATA_HOME", xdg)
+    assert default_data_dir() == Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))

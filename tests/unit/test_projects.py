@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hybrid_memory.integrations.config import HookConfig, project_of, recent_sessions_file, sessions_file
+from hybrid_memory.integrations.config import HookConfig, project_of
 from hybrid_memory.projects import (
     label,
     labels,
@@ -109,22 +109,6 @@ def test_the_hooks_name_the_session_like_the_server_and_the_environment_override
 
     assert project_of(config, api / "src") == str(api)
     assert project_of(config._replace(project="chosen"), api) == "chosen"
-
-
-def test_the_recent_sessions_kept_under_a_folders_old_name_follow_it_once(tmp_path: Path) -> None:
-    alice, bob = repo(tmp_path / "alice" / "api"), repo(tmp_path / "bob" / "api")
-    config = HookConfig.from_env()._replace(data_dir=tmp_path / "data", project=None)
-    old = config.state_dir / "sessions" / "api.json"
-    old.parent.mkdir(parents=True)
-    old.write_text('[{"session_id": "s1", "first_prompt": "hello"}]')
-
-    taken = sessions_file(config, alice)
-
-    assert taken == recent_sessions_file(config, str(alice))
-    assert taken.read_text().startswith('[{"session_id"')
-    assert not old.exists()
-    assert not sessions_file(config, bob).exists()
-    assert recent_sessions_file(config, str(alice)) != recent_sessions_file(config, str(bob))
 
 
 def test_a_home_directory_kept_in_git_does_not_make_every_folder_one_project(

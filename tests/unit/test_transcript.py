@@ -310,6 +310,19 @@ def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended()
             "(ran uv add httpx → ok)",
         ),
     ]
+    # The same uses as data, sent with the message: the service reads these, not the lines.
+    assert [m.as_argument().get("activity") for m in reading.messages] == [
+        [{"verb": "read", "path": "src/auth.py"}],
+        [
+            {
+                "verb": "ran",
+                "command": "cd api && git push origin main",
+                "outcome": "failed",
+                "error": "error: failed to push some refs",
+            },
+            {"verb": "ran", "command": "uv add httpx", "outcome": "ok"},
+        ],
+    ]
 
 
 def test_a_rule_stated_again_is_captured_again_to_reinforce_its_note(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""The commands that use the store (stats, export, import, cleanup, graph, recall, forget, move-project),
-wherever it is held.
+"""The commands that use the store (stats, export, import, cleanup, graph, recall, forget, move-project,
+sync), wherever it is held.
 
 A server that runs on the data dir holds the store; a command then joins it over its
 socket and the server runs the command's body on its open stores
@@ -21,7 +21,7 @@ from hybrid_memory.host.wire import Reply
 if TYPE_CHECKING:
     from hybrid_memory.settings import Settings
 
-STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "forget", "move-project")
+STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "forget", "move-project", "sync")
 _TRIES = 3
 
 
@@ -71,6 +71,21 @@ def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     move.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
+def add_sync_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sync = sub.add_parser(
+        "sync",
+        help="exchange what changed with your other machines through a folder or a git repository",
+        description="Send what this machine's memory changed since the last sync to REMOTE and bring in "
+        "what the other machines sent: memories, notes, links, pins, forgets; never private items. "
+        "REMOTE is a folder or a git repository (a bare one, a private GitHub repo). A repository's "
+        "memory goes to the clone of the same remote URL, wherever it is; run sync inside a clone "
+        "to give it its memory.",
+    )
+    sync.add_argument("remote", type=_remote, help="a folder, a path to a bare git repository, or a git URL")
+    sync.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    sync.set_defaults(project=None)
+
+
 def follow_directory(parsed: argparse.Namespace) -> None:
     """A store command given no ``--project`` (nor ``HYBRID_MEMORY_PROJECT``) works on the project of
     the directory it runs in, as the hooks do (:mod:`hybrid_memory.projects`)."""
@@ -82,6 +97,12 @@ def follow_directory(parsed: argparse.Namespace) -> None:
     cwd = os.getcwd()
     parsed.project = project_of_directory(cwd)
     parsed.legacy = legacy_project_name(root_uri(cwd))
+
+
+def _remote(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("name the remote: a folder, a bare git repository, or a git URL")
+    return text
 
 
 def _limit(text: str) -> int:
@@ -118,6 +139,10 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
         }
     if command == "move-project":
         return {"source": args.source, "threads": args.threads}
+    if command == "sync":
+        from hybrid_memory.transfer.sync.remote import absolute
+
+        return {"remote": absolute(args.remote), "cwd": os.getcwd()}
     if command == "recall":
         return {
             "query": args.query,

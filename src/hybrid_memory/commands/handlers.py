@@ -195,6 +195,16 @@ async def move_project(target: Target, args: Mapping[str, Any]) -> Reply:
     return Reply(f"moved {memories} memories and {notes} notes from {old.project} to {into}\n")
 
 
+async def sync(target: Target, args: Mapping[str, Any]) -> Reply:
+    from hybrid_memory.transfer.sync import sync as sync_with
+
+    async with target.open() as service:
+        done = await sync_with(
+            service, args["remote"], data_dir=target.settings.data_dir, cwd=args.get("cwd")
+        )
+    return Reply(done.line())
+
+
 BODIES: dict[str, Body] = {
     "stats": stats,
     "cleanup": cleanup,
@@ -204,5 +214,6 @@ BODIES: dict[str, Body] = {
     "recall": recall,
     "forget": forget_project,
     "move-project": move_project,
+    "sync": sync,
 }
 """Every command that reads or writes the store, by name."""

@@ -1,9 +1,10 @@
-"""A light MCP client of the running host over its Unix socket, for hooks that must answer fast.
+"""The hooks' side of the running host over its Unix socket, for hooks that must answer fast.
 
 The host (:mod:`hybrid_memory.host.serve`) serves MCP on ``serve.sock`` in the data dir,
-newline-delimited JSON-RPC, one session per connection. A hook needs three calls at
-most, so this speaks the protocol with the standard library alone: importing the MCP
-SDK, pydantic and the models would cost more than the whole call.
+newline-delimited JSON-RPC, one session per connection. :func:`ask` sends a single request
+of its own (a hook's injection: one line out, one line back); :func:`connect` opens an MCP
+session (capture's ``remember_thread``). Both with the standard library alone: importing
+the MCP SDK, pydantic and the models would cost more than the whole call.
 
 When no host runs, :func:`connect` starts one detached (``hybrid-memory serve --headless``,
 which exits after an idle period) and waits for it within the caller's bound.
@@ -16,12 +17,14 @@ import json
 import socket
 import time
 from pathlib import Path
-from typing import Any
 
 from hybrid_memory import __version__
 from hybrid_memory.host.start import HOST_LOG, attempts, wait
 from hybrid_memory.host.wire import line
-from hybrid_memory.projects import root_uri
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+    from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
 
@@ -103,6 +106,8 @@ class HostClient:
         if "id" not in message:
             return  # a notification (logging, progress): nothing to answer
         if message["method"] == "roots/list":
+            from hybrid_memory.projects import root_uri  # an MCP session's: a hook's injection needs none
+
             roots = [{"uri": root_uri(self._root)}]
             self._send({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": roots}})
         else:  # sampling, elicitation: a hook has no model and no user to ask
@@ -135,10 +140,90 @@ class HostClient:
         return message if isinstance(message, dict) else {}
 
 
-def open_socket(data_dir: Path, timeout_s: float, *, start: bool = True) -> socket.socket:
+class _Left(Exception):
+    """The host closed the connection before it answered."""
+
+
+def _answer(sock: socket.socket, request: bytes, timeout_s: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    buffer = b""
+    try:
+        sock.sendall(request)
+        while b"\n" not in buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise HostError(f"the memory host did not answer within {timeout_s:g} s")
+            sock.settimeout(remaining)
+            try:
+                chunk = sock.recv(1 << 16)
+            except TimeoutError:
+                continue
+            if not chunk:
+                raise _Left
+            buffer += chunk
+    except OSError as exc:  # reset, broken pipe: the host died mid-call
+        raise _Left from exc
+    message = json.loads(buffer.split(b"\n", 1)[0])
+    if not isinstance(message, dict):
+        raise HostError("the memory host answered with something other than a JSON object")
+    if "error" in message:
+        error = message["error"]
+        raise HostError(str(error.get("message", error)) if isinstance(error, dict) else str(error))
+    result = message.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def ask(data_dir: Path, request: bytes, *, timeout_s: float, start: bool = True) -> dict[str, Any]:
+    """The result of one ``request`` (a framed JSON-RPC line) to the data dir's host, started when none
+    runs; :class:`HostError` with the host's one-line message when it refused. A host that left before
+    answering (killed, stopping) is asked once more: the next host answers."""
+    log = data_dir / HOST_LOG
+    logged = _size(log)
+    for tries_left in (1, 0):
+        # A session waits on this: no longer than its bound, even while a command holds the store.
+        sock = open_socket(data_dir, timeout_s, start=start, patient=False)
+        try:
+            return _answer(sock, request, timeout_s)
+        except _Left:
+            if not tries_left:
+                said = _last_word(log, logged)
+                raise HostError(said or f"the memory host closed the connection twice (see {log})") from None
+        finally:
+            with contextlib.suppress(OSError):
+                sock.close()
+    raise AssertionError("unreachable")
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _last_word(log: Path, since: int) -> str | None:
+    """The one line a host that could not serve wrote in its log after ``since`` (its size then)."""
+    try:
+        with log.open("rb") as f:
+            f.seek(since)
+            tail = f.read(1 << 16).decode(errors="replace")
+    except OSError:
+        return None
+    said = [
+        line.removeprefix("hybrid-memory: ")
+        for line in tail.splitlines()
+        if line.startswith("hybrid-memory: ")
+    ]
+    return said[-1] if said else None
+
+
+def open_socket(
+    data_dir: Path, timeout_s: float, *, start: bool = True, patient: bool = True
+) -> socket.socket:
     """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
-    or, with ``start=False``, waited for."""
-    sock = wait(attempts(data_dir, HostError, start=start, timeout_s=timeout_s))
+    or, with ``start=False``, waited for; and while a command holds the store, for as long as it
+    does unless not ``patient``."""
+    sock = wait(attempts(data_dir, HostError, start=start, timeout_s=timeout_s, patient=patient))
     assert isinstance(sock, socket.socket)  # no holder: it never takes the lock
     return sock
 

@@ -43,21 +43,27 @@ def join_or_hold(data_dir: Path, command: str) -> socket.socket | int:
 
 
 def call(sock: socket.socket, command: str, scope: dict[str, str | None], args: dict[str, Any]) -> wire.Reply:
-    """Run ``command`` in the host; its stderr is relayed here as it comes. Raises HostLeft."""
-    with sock, sock.makefile("rb") as incoming:
-        sock.sendall(wire.request(command, scope, args, tty=sys.stderr.isatty()))
-        for raw in incoming:
-            message = json.loads(raw)
-            if message.get("method") == wire.STDERR:
-                sys.stderr.write(message["params"]["text"])
-                sys.stderr.flush()
-                continue
-            if "error" in message:
-                error = message["error"]
-                print(f"hybrid-memory: {error['message']}", file=sys.stderr)
-                return wire.Reply("", int(error.get("data", {}).get("exit", 1)))
-            result = message["result"]
-            return wire.Reply(result["stdout"], int(result["code"]))
+    """Run ``command`` in the host; its stderr is relayed here as it comes. Raises HostLeft when the
+    host goes before it answers (it stopped, or was killed: the connection ends or is reset)."""
+    try:
+        with sock, sock.makefile("rb") as incoming:
+            sock.sendall(wire.request(command, scope, args, tty=sys.stderr.isatty()))
+            for raw in incoming:
+                if not raw.endswith(b"\n"):
+                    break  # cut off mid-line: the host died while it wrote
+                message = json.loads(raw)
+                if message.get("method") == wire.STDERR:
+                    sys.stderr.write(message["params"]["text"])
+                    sys.stderr.flush()
+                    continue
+                if "error" in message:
+                    error = message["error"]
+                    print(f"hybrid-memory: {error['message']}", file=sys.stderr)
+                    return wire.Reply("", int(error.get("data", {}).get("exit", 1)))
+                result = message["result"]
+                return wire.Reply(result["stdout"], int(result["code"]))
+    except OSError as exc:  # reset, broken pipe
+        raise HostLeft from exc
     raise HostLeft
 
 

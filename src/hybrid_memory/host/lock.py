@@ -13,6 +13,7 @@ import errno
 import fcntl
 import os
 import socket
+import sys
 from pathlib import Path
 
 SOCKET_NAME = "serve.sock"
@@ -22,11 +23,22 @@ COMMAND = "command"
 SERVER = "server"
 
 
-def default_data_dir() -> Path:
-    """Where the data lives when nothing says otherwise: the user data directory."""
-    import platformdirs  # light; only when the data dir is not set
+APP_NAME = "mcp-hybrid-memory"
 
-    return Path(platformdirs.user_data_dir("mcp-hybrid-memory", appauthor=False))
+
+def default_data_dir() -> Path:
+    """Where the data lives when nothing says otherwise: the user data directory (platformdirs' rule;
+    on Linux and macOS worked out here, so a hook does not load platformdirs and its imports)."""
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
+        return (
+            Path(os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share"))
+            / APP_NAME
+        )
+    if sys.platform == "darwin":
+        return Path(os.path.expanduser("~/Library/Application Support")) / APP_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 def data_dir_from_env(flag: Path | None = None) -> Path:

@@ -50,6 +50,7 @@ def attempts(
     what: str = "",
     timeout_s: float = JOIN_TIMEOUT_S,
     waiting_for: Callable[[str], None] | None = None,
+    patient: bool = True,
 ) -> Iterator[socket.socket | int | None]:
     """One wait for the data dir's host, as steps: each tries once and yields what it got, None meaning
     "try again in ``RETRY_S``" (the caller sleeps, with ``time`` or anyio, and asks for the next step).
@@ -57,9 +58,9 @@ def attempts(
     Each step tries, in order: the host's socket (``join``); starting a headless host, once
     (``start``); the host lock, recording ``holder`` and ``what`` in it (``holder``). It yields
     a connection to the host or the lock's descriptor (ours to close). While a command holds
-    the lock, the wait lasts as long as that command does; otherwise it gives up ``timeout_s``
-    after it began (or after that command ended), raising what ``fail`` makes of the reason (a
-    clause; the caller adds what to do).
+    the lock, the wait lasts as long as that command does (unless not ``patient``: a prompt
+    cannot wait for an export); otherwise it gives up ``timeout_s`` after it began (or after that
+    command ended), raising what ``fail`` makes of the reason (a clause; the caller adds what to do).
     """
     deadline = time.monotonic() + timeout_s
     started = told = False
@@ -80,9 +81,11 @@ def attempts(
             yield fd
             return
         command = lock.command_holding(data_dir)
+        if command is not None and not patient and time.monotonic() > deadline:
+            raise fail(f"`hybrid-memory {command}` held the store in {data_dir} for {timeout_s:g} s")
         if command is not None:
             # A command opened the store itself (no server was running): the host's once it is done.
-            deadline = time.monotonic() + timeout_s
+            deadline = deadline if not patient else time.monotonic() + timeout_s
             if not told and waiting_for is not None:
                 waiting_for(command)
             told = True

@@ -10,13 +10,30 @@ session it sends a single request with :data:`METHOD`: the command's name, its s
 and its arguments. The host runs the command's body on its open stores, relays what the
 body writes to stderr as :data:`STDERR` notifications while it runs, and answers with
 what to print and the exit code, or with an error whose ``data.exit`` is the exit code.
+The injection call: a hook's one request. A hook sends one :data:`INJECT` request (the
+event, its session, its directory, the prompt, the hooks' limits) and the host answers with
+the text to inject, the ids it cites and its tokens, or with an error of one line.
+
 Kept free of ``mcp`` and of the stores: the joining side imports only this.
 """
 
 from __future__ import annotations
 
+import collections
 import json
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+
+    class Reply(NamedTuple):
+        """A command's outcome: what it prints on stdout, exactly (newlines included), and its exit code."""
+
+        stdout: str
+        code: int = 0
+
+else:  # a named tuple without ``typing`` (or ``dataclasses``): a hook loads this module
+    Reply = collections.namedtuple("Reply", "stdout code", defaults=(0,))
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest single message on the socket (a remember_thread of a whole long session)."""
@@ -34,14 +51,9 @@ STOP = "hybrid-memory/stop"
 METHOD = "hybrid-memory/command"
 STDERR = "hybrid-memory/stderr"
 COMMAND_ERROR = -32000
-
-
-class Reply(NamedTuple):
-    """A command's outcome (a NamedTuple: ``dataclasses`` would cost a hook a tenth of its imports)."""
-
-    stdout: str
-    """What the command prints on stdout, exactly (newlines included)."""
-    code: int = 0
+INJECT = "hybrid-memory/inject"
+SESSION_START = "session-start"
+PROMPT = "prompt"
 
 
 def line(message: dict[str, Any]) -> bytes:
@@ -52,6 +64,11 @@ def line(message: dict[str, Any]) -> bytes:
 def request(command: str, scope: dict[str, str | None], args: dict[str, Any], *, tty: bool) -> bytes:
     params = {"command": command, "scope": scope, "args": args, "tty": tty}
     return line({"jsonrpc": "2.0", "id": 1, "method": METHOD, "params": params})
+
+
+def inject_request(event: str, params: dict[str, Any]) -> bytes:
+    """A hook's :data:`INJECT` request for ``event`` (:data:`SESSION_START` or :data:`PROMPT`)."""
+    return line({"jsonrpc": "2.0", "id": 1, "method": INJECT, "params": {**params, "event": event}})
 
 
 def method_of(first_line: bytes) -> str | None:

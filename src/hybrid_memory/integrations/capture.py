@@ -24,7 +24,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hybrid_memory import codestate
 from hybrid_memory.host.client import connect
@@ -34,9 +33,8 @@ from hybrid_memory.integrations.config import (
     project_of,
     safe_name,
     said_file,
-    sessions_file,
 )
-from hybrid_memory.integrations.transcript import Message, Reading, read_from
+from hybrid_memory.integrations.transcript import Message, read_from
 from hybrid_memory.service.knowledge import HARVEST_META
 from hybrid_memory.text.filler import is_filler
 from hybrid_memory.text.questions import asks
@@ -47,7 +45,6 @@ BATCH = 200
 HARVEST = {HARVEST_META: True}
 """remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
 _FINGERPRINT_BYTES = 256
-_RECENT_KEPT = 20
 _SAID_KEPT = 20_000
 _REPEAT_MIN_WORDS = 3
 """A repeat shorter than this ("yes", "go on") says nothing on its own; it is kept in its thread."""
@@ -147,7 +144,6 @@ def capture(
                     done.stored += int(result.get("stored", 0))
                     done.unchanged += int(result.get("unchanged", 0))
             said.save()
-            _note_session(config, cwd, session_id, reading)
         _save(transcript, state_file, reading.end)
         return done
 
@@ -207,28 +203,3 @@ class _Said:
             tmp = self.path.with_suffix(".tmp")
             tmp.write_text(json.dumps(dict(list(merged.items())[-_SAID_KEPT:])))
             os.replace(tmp, self.path)
-
-
-def _note_session(config: HookConfig, cwd: Path, session_id: str, reading: Reading) -> None:
-    """Keep the project's last sessions (first prompt, last time) for SessionStart's "recent sessions"."""
-    path = sessions_file(config, cwd)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        sessions: list[dict[str, Any]] = json.loads(path.read_text())
-    except (OSError, ValueError):
-        sessions = []
-    entry = next((s for s in sessions if s.get("session_id") == session_id), None)
-    if entry is None:
-        entry = {"session_id": session_id, "first_prompt": None}
-        sessions.append(entry)
-    if entry.get("first_prompt") is None and reading.first_prompt:
-        # Shown again at the next session start: redacted as the store's copy is (no secret kept beside it).
-        from hybrid_memory.service.redaction import redact
-
-        entry["first_prompt"] = redact(reading.first_prompt[:300]).text
-    last = reading.messages[-1]
-    entry["last_at"] = last.created_at
-    sessions.sort(key=lambda s: str(s.get("last_at") or ""))
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(sessions[-_RECENT_KEPT:]))
-    os.replace(tmp, path)

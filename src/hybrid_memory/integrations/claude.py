@@ -105,28 +105,27 @@ def entry(state: Pass, line: dict[str, Any]) -> None:
     lines = [t for t in (clean(t) for t in texts(content)) if t]
     turn = message.get("id") if kind == "assistant" and isinstance(message.get("id"), str) else None
     if kind == "assistant":
-        lines.extend(_tool_uses(state, content, cwd))
+        uses = _tool_uses(state, content, cwd)
     else:
         if any(t.lstrip().startswith(CONTINUATION) for t in texts(content)):
             state.skip("compaction summary")
             return
-        results = _tool_results(state, content)
-        if lines and results:  # the user's words beside tool results: each stays whose it is
+        uses = _tool_results(state, content)
+        if lines and uses:  # the user's words beside tool results: each stays whose it is
             state.add(line["uuid"], "user", lines, line.get("timestamp"))
-            state.add(derived_id(line["uuid"], "tools"), "assistant", results, line.get("timestamp"))
+            state.add(derived_id(line["uuid"], "tools"), "assistant", [], line.get("timestamp"), uses=uses)
             return
-        lines.extend(results)
-    if not lines:
+    if not lines and not uses:
         state.skip("no text" if kind == "assistant" or _is_tool_result(content) else "scaffolding")
         return
     role = "user" if kind == "user" and not _is_tool_result(content) else "assistant"
     # The turn's first line read with text names it: the same on every read from the same offset, and a
     # turn caught half-written (a capture while it streams) keeps its first half under its own id.
-    state.add(line["uuid"], role, lines, line.get("timestamp"), turn)
+    state.add(line["uuid"], role, lines, line.get("timestamp"), turn, uses)
 
 
-def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
-    lines: list[str] = []
+def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[dict[str, str]]:
+    lines: list[dict[str, str]] = []
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict) or block.get("type") != "tool_use":
             continue
@@ -135,11 +134,11 @@ def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
         name = block.get("name")
         path = args.get("file_path") or args.get("notebook_path")
         if name in _EDIT_TOOLS and isinstance(path, str):
-            lines.append(f"(edited {relative(path, cwd)})")
+            lines.append({"verb": "edited", "path": relative(path, cwd)})
             state.edited.append(path)
             state.edits[str(block.get("id"))] = relative(path, cwd)
         elif name == "Read" and isinstance(path, str):
-            lines.append(f"(read {relative(path, cwd)})")
+            lines.append({"verb": "read", "path": relative(path, cwd)})
         command = args.get("command")
         if name == "Bash" and isinstance(command, str):
             flat = " ".join(command.split())[:_COMMAND_CHARS]
@@ -150,8 +149,8 @@ def _tool_uses(state: Pass, content: Any, cwd: str | None) -> list[str]:
     return lines
 
 
-def _tool_results(state: Pass, content: Any) -> list[str]:
-    lines: list[str] = []
+def _tool_results(state: Pass, content: Any) -> list[dict[str, str]]:
+    lines: list[dict[str, str]] = []
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict) or block.get("type") != "tool_result":
             continue
@@ -159,16 +158,16 @@ def _tool_results(state: Pass, content: Any) -> list[str]:
         edited = state.edits.pop(use_id, None)
         if edited is not None and block.get("is_error"):
             # Refused, interrupted or failed: the edit announced with its call did not happen.
-            lines.append(f"(not edited {edited})")
+            lines.append({"verb": "not edited", "path": edited})
         command = state.tests.pop(use_id, None)
         if command is not None:
             outcome = "failed" if block.get("is_error") else "passed"
-            lines.append(f"(tests {outcome}: {command})")
+            lines.append({"verb": "tests", "command": command, "outcome": outcome})
         command = state.commands.pop(use_id, None)
         if command is not None:
+            ran = {"verb": "ran", "command": command, "outcome": "failed" if block.get("is_error") else "ok"}
             signature = error_signature(_result_text(block)) if block.get("is_error") else None
-            outcome = "failed" + (f": {signature}" if signature else "") if block.get("is_error") else "ok"
-            lines.append(f"(ran {command} → {outcome})")
+            lines.append({**ran, "error": signature} if signature else ran)
     return lines
 
 

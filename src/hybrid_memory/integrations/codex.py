@@ -114,9 +114,9 @@ def _call(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
     if not paths:
         state.skip(str(payload.get("type")))
         return
-    lines = [f"(edited {relative(p, state.reading.cwd)})" for p in dict.fromkeys(paths)]
+    uses = [{"verb": "edited", "path": relative(p, state.reading.cwd)} for p in dict.fromkeys(paths)]
     state.edited.extend(dict.fromkeys(paths))
-    state.add(derived_id(str(stamp), "call", call_id), "assistant", lines, stamp)
+    state.add(derived_id(str(stamp), "call", call_id), "assistant", [], stamp, uses=uses)
 
 
 def _exit_code(output: Any) -> int | None:
@@ -145,6 +145,5 @@ def _output(state: Pass, payload: dict[str, Any], stamp: Any) -> None:
         state.skip(str(payload.get("type")))
         return
     outcome = "passed" if code == 0 else "failed"
-    state.add(
-        derived_id(str(stamp), "output", call_id), "assistant", [f"(tests {outcome}: {command})"], stamp
-    )
+    use = {"verb": "tests", "command": command, "outcome": outcome}
+    state.add(derived_id(str(stamp), "output", call_id), "assistant", [], stamp, uses=[use])

@@ -2,27 +2,50 @@
 
 from __future__ import annotations
 
-import contextlib
+import collections
 import os
 import zlib
 from pathlib import Path
-from typing import NamedTuple
 
 from hybrid_memory.host.lock import data_dir_from_env
-from hybrid_memory.projects import label, legacy_project_name, project_name, root_uri
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _Variable(NamedTuple):
+        field: str
+        default: int | float | bool
+        low: float = 0
+        high: float = 0
+        meaning: str = ""
+
+    class _Config(NamedTuple):
+        data_dir: Path
+        project: str | None
+        context_tokens: int
+        prompt_tokens: int
+        min_match: float
+        timeout_s: float
+        detach: bool
+        min_note_match: float = 0.1
+
+else:  # the same tuples without ``typing``, one of the slowest of a prompt hook's imports
+    _Variable = collections.namedtuple("_Variable", "field default low high meaning", defaults=(0, 0, ""))
+    _Config = collections.namedtuple(
+        "_Config",
+        "data_dir project context_tokens prompt_tokens min_match timeout_s detach min_note_match",
+        defaults=(0.1,),
+    )
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
 
 
-class HookVariable(NamedTuple):
+class HookVariable(_Variable):
     """One ``HYBRID_MEMORY_HOOK_*`` variable: read, and documented in docs/configuration.md, from here."""
 
-    field: str
-    default: int | float | bool
-    low: float = 0
-    high: float = 0
-    meaning: str = ""
+    __slots__ = ()
 
     @property
     def env(self) -> str:
@@ -85,21 +108,14 @@ HOOK_VARIABLES = (
 )
 
 
-class HookConfig(NamedTuple):
-    """The hooks' settings: the data dir and project as the server reads them, and :data:`HOOK_VARIABLES`.
+class HookConfig(_Config):
+    """The hooks' settings: the data dir and project (``HYBRID_MEMORY_PROJECT``: when set, every session
+    uses it, as the server does) as the server reads them, and :data:`HOOK_VARIABLES`.
 
-    A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
+    A named tuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
     """
 
-    data_dir: Path
-    project: str | None
-    """HYBRID_MEMORY_PROJECT: when set, every session uses it (as the server does)."""
-    context_tokens: int
-    prompt_tokens: int
-    min_match: float
-    timeout_s: float
-    detach: bool
-    min_note_match: float = 0.1
+    __slots__ = ()
 
     @classmethod
     def from_env(cls) -> HookConfig:
@@ -134,6 +150,8 @@ def estimate_tokens(text: str) -> int:
 def project_of(config: HookConfig, cwd: Path) -> str:
     """The session's project, named as the server names it from Claude Code's root (the session's cwd):
     its repository, else the directory (:mod:`hybrid_memory.projects`)."""
+    from hybrid_memory.projects import project_name, root_uri  # off a prompt's path (urllib loads slowly)
+
     return config.project or project_name(root_uri(cwd)) or "default"
 
 
@@ -143,9 +161,11 @@ def safe_name(name: str) -> str:
 
 
 def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The project's latest sessions (first prompt, last time; SessionStart shows the newest one's
-    digest), named by the project's folder and a digest of its whole name, so two folders named alike
-    keep two files."""
+    """The file the hooks once kept of the project's latest sessions (the store knows them now: it is
+    only removed with the project), named by the project's folder and a digest of its whole name, so
+    two folders named alike keep two files."""
+    from hybrid_memory.projects import label
+
     # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
     digest = f"{zlib.crc32(project.encode()):08x}"
     return config.state_dir / "sessions" / f"{safe_name(label(project))[:64]}-{digest}.json"
@@ -159,14 +179,3 @@ def said_file(config: HookConfig, project: str) -> Path:
 def project_state_files(config: HookConfig, project: str) -> tuple[Path, ...]:
     """Every file the hooks keep about one project beside the store (gone when the project is forgotten)."""
     return recent_sessions_file(config, project), said_file(config, project)
-
-
-def sessions_file(config: HookConfig, cwd: Path) -> Path:
-    """:func:`recent_sessions_file` of the session's project; the first time, the file kept under the
-    project's old name (the folder's) becomes it, as the store's memories do."""
-    path = recent_sessions_file(config, project_of(config, cwd))
-    if config.project is None and not path.exists():
-        old = config.state_dir / "sessions" / f"{safe_name(legacy_project_name(root_uri(cwd)) or '_')}.json"
-        with contextlib.suppress(OSError):
-            os.replace(old, path)
-    return path

@@ -15,10 +15,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any
 
-from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig, estimate_tokens
+from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig
 from hybrid_memory.integrations.pending import describe as _describe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+    from typing import IO, Any
 
 EVENTS = {
     "session-start": "SessionStart",
@@ -65,51 +68,77 @@ def _transcript(payload: dict[str, Any]) -> Path:
     return transcript
 
 
-def _log_injection(config: HookConfig, event: str, session_id: str, text: str, ids: list[str]) -> None:
+def _log_injection(config: HookConfig, event: str, session_id: str, answer: dict[str, Any]) -> None:
     """One line per injection, for measuring what the memory costs the model per prompt and session."""
     record = {
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "event": event,
         "session_id": session_id,
-        "tokens": estimate_tokens(text) if text else 0,
-        "ids": ids,
+        "tokens": int(answer.get("tokens") or 0),
+        "ids": list(answer.get("ids") or []),
     }
     config.state_dir.mkdir(parents=True, exist_ok=True)
     with (config.state_dir / "injections.jsonl").open("a") as f:
         f.write(json.dumps(record) + "\n")
 
 
-def _context_output(event: str, text: str) -> dict[str, Any]:
+def _inject(
+    config: HookConfig, payload: dict[str, Any], event: str, prompt: str | None
+) -> dict[str, Any] | None:
+    """One request to the host, which builds the text; the hook prints it (nothing when it is empty)."""
+    from hybrid_memory.host import wire
+    from hybrid_memory.host.client import ask
+
+    limits = {
+        "context_tokens": config.context_tokens,
+        "prompt_tokens": config.prompt_tokens,
+        "min_match": config.min_match,
+        "min_note_match": config.min_note_match,
+    }
+    params = {
+        "session_id": payload["session_id"],
+        "cwd": str(_cwd(payload)),
+        "prompt": prompt,
+        "limits": limits,
+    }
+    kind = wire.SESSION_START if event == "SessionStart" else wire.PROMPT
+    answer = ask(config.data_dir, wire.inject_request(kind, params), timeout_s=config.timeout_s)
+    _log_injection(config, event, payload["session_id"], answer)
+    text = answer.get("text")
+    if not isinstance(text, str) or not text:
+        return None
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
 def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
-    from hybrid_memory.host.client import connect
     from hybrid_memory.integrations.capture import settled
-    from hybrid_memory.integrations.inject import cited, session_context
 
     settled(config, SETTLE_S)
-    cwd = _cwd(payload)
-    with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
-        text = session_context(config, host, cwd, payload["session_id"])
-    _log_injection(config, "SessionStart", payload["session_id"], text, cited(text))
-    return _context_output("SessionStart", text) if text else None
+    return _inject(config, payload, "SessionStart", None)
 
 
 def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
-    from hybrid_memory.host.client import connect
-    from hybrid_memory.integrations.inject import prompt_context
-
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         raise PayloadError("the UserPromptSubmit payload has no prompt")
-    with connect(config.data_dir, _cwd(payload), timeout_s=config.timeout_s) as host:
-        text, hits = prompt_context(config, host, prompt, payload["session_id"])
-    _log_injection(config, "UserPromptSubmit", payload["session_id"], text, [h["id"] for h in hits])
-    return _context_output("UserPromptSubmit", text) if text else None
+    return _inject(config, payload, "UserPromptSubmit", prompt)
 
 
-def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
+def _sync_after_session(cwd: Path) -> None:
+    """``hybrid-memory sync`` with HYBRID_MEMORY_SYNC_REMOTE, when set; its report goes to stderr."""
+    remote = os.environ.get("HYBRID_MEMORY_SYNC_REMOTE", "").strip()
+    if not remote:
+        return
+    import subprocess
+
+    command = [sys.executable, "-m", "hybrid_memory", "sync", remote]
+    done = subprocess.run(
+        command, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False, timeout=3600
+    )
+    sys.stderr.write(done.stdout + done.stderr)
+
+
+def _capture(config: HookConfig, payload: dict[str, Any], *, ended: bool) -> None:
     from hybrid_memory.integrations import pending
 
     transcript = _transcript(payload)
@@ -117,6 +146,8 @@ def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
     pending.keep(config, session_id, transcript, cwd)  # before trying: a failure cannot lose it
     if not config.detach:
         pending.attempt(config, session_id, lock_timeout_s=config.timeout_s)
+        if ended:
+            _sync_after_session(cwd)
         return
     # Taken before the fork and inherited by the child: a session starting now waits for it.
     lock_fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
@@ -140,8 +171,22 @@ def _capture(config: HookConfig, payload: dict[str, Any]) -> None:
         code = 1
     try:
         pending.retry(config, skip=[session_id])  # what other sessions left waiting
+        if ended:
+            _sync_after_session(cwd)
     finally:
         os._exit(code)
+
+
+def _unavailable(exc: BaseException) -> str:
+    """The line a starting session shows when the memory cannot serve it; a file the store cannot open
+    is named by the host's message, and left as it is."""
+    why = _describe(exc).rstrip(".")
+    return (
+        f"hybrid-memory: no memory in this session: {why}. The file is left as it is: restore it from a "
+        "backup or move it aside (the store starts empty), then `hybrid-memory stats` checks the store."
+        if " store at " in why and " failed: " in why
+        else f"hybrid-memory: no memory in this session: {why}."
+    )
 
 
 def _waiting_captures(config: HookConfig, event: str, output: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -151,7 +196,10 @@ def _waiting_captures(config: HookConfig, event: str, output: dict[str, Any] | N
     from hybrid_memory.integrations.pending import notice
 
     line = notice(config.data_dir)
-    return {**(output or {}), "systemMessage": line} if line else output
+    if not line:
+        return output
+    told = (output or {}).get("systemMessage")
+    return {**(output or {}), "systemMessage": f"{told}\n{line}" if told else line}
 
 
 def run(event: str, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
@@ -169,9 +217,11 @@ def run(event: str, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
         elif name == "UserPromptSubmit":
             output = _user_prompt(config, payload)
         else:
-            _capture(config, payload)
+            _capture(config, payload, ended=name == "SessionEnd")
     except Exception as exc:  # a hook never breaks the session
         stderr.write(f"hybrid-memory hook {event}: {_describe(exc)}\n")
+        if name == "SessionStart" and config is not None and not isinstance(exc, PayloadError):
+            output = {"systemMessage": _unavailable(exc)}  # people see it; the session starts
     if config is None or name is None:
         return 0
     try:

@@ -27,9 +27,12 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from hybrid_memory.integrations.config import HookConfig, hooks_dir, safe_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+    from typing import Any
 
 PATIENCE_S = 1800.0
 """How long a detached capture keeps trying (waiting for a command that holds the store, or for the host)."""

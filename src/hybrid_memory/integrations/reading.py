@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 from typing import Any
 
+from hybrid_memory.text import activity
+
 _SCAFFOLD_TAGS = (
     "system-reminder",
     "command-name",
@@ -41,6 +43,7 @@ _SCAFFOLD_TAGS = (
     "user_shell_command",
     "INSTRUCTIONS",
     "turn_aborted",
+    "hook_context",  # what Gemini CLI's hooks added to a prompt
     "private",
 )
 _TAGGED = re.compile(r"<(" + "|".join(_SCAFFOLD_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL)
@@ -75,6 +78,8 @@ class Message:
     """The files its tool calls edited or wrote, as the transcript names them."""
     code: dict[str, Any] | None = None
     """What capture found of its turn's edited files (:func:`hybrid_memory.codestate.snapshot`)."""
+    activity: list[dict[str, str]] = field(default_factory=list)
+    """Its tool uses as data (:mod:`hybrid_memory.text.activity`); its text shows each as a line."""
 
     def as_argument(self) -> dict[str, Any]:
         message: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
@@ -82,6 +87,8 @@ class Message:
             message["created_at"] = self.created_at
         if self.code:
             message["code"] = self.code
+        if self.activity:
+            message["activity"] = self.activity
         return message
 
 
@@ -165,12 +172,24 @@ class Pass:
             self.sessions.append(session)
             self.reading.session_id = self.reading.session_id or session
 
-    def add(self, message_id: str, role: str, lines: list[str], stamp: Any, turn: str | None = None) -> None:
-        """Remember ``lines`` as a message; a ``turn`` seen before in this read gets them appended."""
+    def add(
+        self,
+        message_id: str,
+        role: str,
+        lines: list[str],
+        stamp: Any,
+        turn: str | None = None,
+        uses: list[dict[str, str]] | None = None,
+    ) -> None:
+        """Remember ``lines`` and the tool ``uses`` (shown as a line each after them) as a message; a
+        ``turn`` seen before in this read gets them appended."""
+        uses = uses or []
+        lines = [*lines, *(activity.render(use) for use in uses)]
         joined = self._turns.get(turn) if turn else None
         if joined is not None:
             joined.text = "\n".join([joined.text, *lines]) if joined.text else "\n".join(lines)
             joined.edited.extend(self.edited)
+            joined.activity.extend(uses)
             self.edited = []
             return
         if not lines:
@@ -179,6 +198,7 @@ class Pass:
         if role == "user" and self.reading.first_prompt is None:
             self.reading.first_prompt = text
         message = Message(message_id, role, text, stamp if isinstance(stamp, str) else None, self.edited)
+        message.activity = uses
         self.edited = []
         self.reading.messages.append(message)
         if turn:

@@ -1,8 +1,10 @@
 """An agent's session transcript (JSON Lines) read into the messages worth remembering.
 
-Claude Code's transcripts (:mod:`~hybrid_memory.integrations.claude`) and Codex CLI's
-session files (:mod:`~hybrid_memory.integrations.codex`) are read line by line, each
-line by its own format's reader. Kept: the user's and the assistant's own words, and a
+Claude Code's transcripts (:mod:`~hybrid_memory.integrations.claude`), Codex CLI's
+(:mod:`~hybrid_memory.integrations.codex`) and Gemini CLI's
+(:mod:`~hybrid_memory.integrations.gemini`) session files, and the messages opencode's
+plugin hands over (:mod:`~hybrid_memory.integrations.opencode`) are read line by line,
+each line by its own format's reader. Kept: the user's and the assistant's own words, and a
 short line for the files edited and the tests run. Dropped: the agents' scaffolding
 (system reminders, IDE context, command tags, interrupts, hook output, compaction
 summaries), thinking, tool calls and their raw results (long, noisy, the likeliest place
@@ -18,7 +20,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from hybrid_memory.integrations import claude, codex
+from hybrid_memory.integrations import claude, codex, gemini, opencode
 from hybrid_memory.integrations.codex import CODEX_TEXT
 from hybrid_memory.integrations.reading import Message, Pass, Reading, clean
 
@@ -38,6 +40,10 @@ def _read(state: Pass, raw: bytes) -> None:
     try:
         if "payload" in line:  # every line of a Codex rollout, none of Claude Code's
             codex.entry(state, line)
+        elif opencode.is_line(line):
+            opencode.entry(state, line)
+        elif gemini.is_line(line):
+            gemini.entry(state, line)
         else:
             claude.entry(state, line)
     except (TypeError, ValueError, AttributeError, KeyError):

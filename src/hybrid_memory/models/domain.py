@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -74,6 +75,17 @@ class CodeState(BaseModel):
     branch: str | None = Field(default=None, description="the branch checked out; null when detached")
 
 
+class ToolUse(BaseModel):
+    """A file a captured turn edited or read, or a command it ran and how that ended
+    (:mod:`hybrid_memory.text.activity` shows it as a line of the message's text)."""
+
+    verb: Literal["edited", "not edited", "read", "tests", "ran"]
+    path: str | None = Field(default=None, description="the file, relative to the work tree when inside it")
+    command: str | None = Field(default=None, description="the command line, cut at 120 characters")
+    outcome: Literal["passed", "failed", "ok"] | None = None
+    error: str | None = Field(default=None, description="a failed command's error line")
+
+
 class Memory(BaseModel):
     """One retrievable unit in the vector store: a message chunk, a note's text, a summary.
 
@@ -116,6 +128,8 @@ class Memory(BaseModel):
     """The memory just after this one in its thread (as remembered in one call)."""
     code: CodeState | None = None
     """For a message captured from a coding session: the files its turn edited, as they were then."""
+    activity: list[ToolUse] = Field(default_factory=list)
+    """For a message captured from a coding session: the files it edited and read, the commands it ran."""
 
     @field_validator("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
     @classmethod

@@ -28,10 +28,10 @@ from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.backends.identity import stored_embedding
 from hybrid_memory.embeddings import build_embedder
-from hybrid_memory.models import MemoryFilter, MemoryKind, NoteFilter, Scope, utcnow
+from hybrid_memory.models import Link, MemoryFilter, MemoryKind, Note, NoteFilter, Scope, utcnow
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import Settings
-from hybrid_memory.transfer.format import EmbeddingInfo, Header, header_line, item_line
+from hybrid_memory.transfer.format import EmbeddingInfo, Header, Item, header_line, item_line, kind_of
 from hybrid_memory.transfer.progress import Progress
 
 PAGE = 256
@@ -151,8 +151,9 @@ def _assemble(path: Path, header: Header, body_path: Path) -> None:
         raise
 
 
-class _Writer:
-    """Writes one scope at a time: notes, then links, then memories (so private notes are known)."""
+class ScopeReader:
+    """Reads one scope's items as they leave the machine: notes, then links, then memories, each
+    private item (and a private note's links and searchable copy) left out and counted."""
 
     def __init__(
         self, vectors: VectorStore | None, graph: GraphStore, progress: Progress, *, with_embeddings: bool
@@ -161,15 +162,18 @@ class _Writer:
         self._graph = graph
         self._progress = progress
         self._with_embeddings = with_embeddings
-        self.counts = {"memory": 0, "note": 0, "link": 0}
         self.skipped = 0
 
-    async def scope(self, scope: Scope, out: IO[str]) -> None:
+    async def items(self, scope: Scope) -> AsyncIterator[tuple[Item, list[float] | None]]:
+        """Every shareable item of ``scope`` (with a memory's dense vector when asked for)."""
         private_notes = await self._private_notes(scope)
-        await self._notes(scope, private_notes, out)
-        await self._links(scope, private_notes, out)
+        async for note in self._notes(scope, private_notes):
+            yield note, None
+        async for link in self._links(scope, private_notes):
+            yield link, None
         if self._vectors is not None:
-            await self._memories(self._vectors, scope, private_notes, out)
+            async for entry in self._memories(self._vectors, scope, private_notes):
+                yield entry
 
     async def _private_notes(self, scope: Scope) -> set[str]:
         """The ids of the scope's private notes, from their searchable copies."""
@@ -184,7 +188,7 @@ class _Writer:
             if offset is None:
                 return found
 
-    async def _notes(self, scope: Scope, private: set[str], out: IO[str]) -> None:
+    async def _notes(self, scope: Scope, private: set[str]) -> AsyncIterator[Note]:
         flt = NoteFilter(scope=scope)
         self._progress.start(f"{scope.project}: notes", await self._graph.count_notes(flt))
         offset = 0
@@ -194,11 +198,10 @@ class _Writer:
                 if note.id in private:
                     self.skipped += 1
                 else:
-                    out.write(item_line(note) + "\n")
-                    self.counts["note"] += 1
+                    yield note
             self._progress.advance(len(page))
 
-    async def _links(self, scope: Scope, private_notes: set[str], out: IO[str]) -> None:
+    async def _links(self, scope: Scope, private_notes: set[str]) -> AsyncIterator[Link]:
         self._progress.start(f"{scope.project}: links", None)
         offset = 0
         while page := await self._graph.list_links(scope, PAGE, offset):
@@ -207,13 +210,12 @@ class _Writer:
                 if link.from_id in private_notes or link.to_id in private_notes:
                     self.skipped += 1
                 else:
-                    out.write(item_line(link) + "\n")
-                    self.counts["link"] += 1
+                    yield link
             self._progress.advance(len(page))
 
     async def _memories(
-        self, vectors: VectorStore, scope: Scope, private_notes: set[str], out: IO[str]
-    ) -> None:
+        self, vectors: VectorStore, scope: Scope, private_notes: set[str]
+    ) -> AsyncIterator[tuple[Item, list[float] | None]]:
         flt = MemoryFilter(scope=scope)
         self._progress.start(f"{scope.project}: memories", await vectors.count(flt))
         offset: str | None = None
@@ -225,8 +227,26 @@ class _Writer:
             self.skipped += len(page) - len(kept)
             dense = await vectors.dense_vectors(scope, [m.id for m in kept]) if self._with_embeddings else {}
             for memory in kept:
-                out.write(item_line(memory, dense.get(memory.id)) + "\n")
-            self.counts["memory"] += len(kept)
+                yield memory, dense.get(memory.id)
             self._progress.advance(len(page))
             if offset is None:
                 return
+
+
+class _Writer:
+    """Writes one scope at a time, as :class:`ScopeReader` reads it, counting items by kind."""
+
+    def __init__(
+        self, vectors: VectorStore | None, graph: GraphStore, progress: Progress, *, with_embeddings: bool
+    ) -> None:
+        self._reader = ScopeReader(vectors, graph, progress, with_embeddings=with_embeddings)
+        self.counts = {"memory": 0, "note": 0, "link": 0}
+
+    @property
+    def skipped(self) -> int:
+        return self._reader.skipped
+
+    async def scope(self, scope: Scope, out: IO[str]) -> None:
+        async for item, embedding in self._reader.items(scope):
+            out.write(item_line(item, embedding) + "\n")
+            self.counts[kind_of(item)] += 1

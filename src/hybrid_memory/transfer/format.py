@@ -83,10 +83,14 @@ def header_line(header: Header) -> str:
     return header.model_dump_json(exclude_none=False)
 
 
+def kind_of(item: Item) -> Literal["memory", "note", "link"]:
+    """What an item line names it: ``memory``, ``note`` or ``link``."""
+    return "memory" if isinstance(item, Memory) else "note" if isinstance(item, Note) else "link"
+
+
 def item_line(item: Item, embedding: list[float] | None = None) -> str:
     """One line of the file for a stored item; ``embedding`` only for a memory."""
-    kind = "memory" if isinstance(item, Memory) else "note" if isinstance(item, Note) else "link"
-    data: dict[str, object] = {ITEM_KEY: kind, **item.model_dump(mode="json")}
+    data: dict[str, object] = {ITEM_KEY: kind_of(item), **item.model_dump(mode="json")}
     if embedding is not None:
         data["embedding"] = embedding
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -35,8 +35,8 @@ from hybrid_memory.service import MemoryService
 from hybrid_memory.service.indexer import context_tail
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.settings import Settings
-from hybrid_memory.transfer.format import MAX_PROBLEMS, ImportFileError, scope_of
-from hybrid_memory.transfer.plan import ImportPlan, SourceFormat, read_plan
+from hybrid_memory.transfer.format import MAX_PROBLEMS, ImportFileError, Item, kind_of, scope_of
+from hybrid_memory.transfer.plan import ImportPlan, SourceFormat, read_plan, redacted
 from hybrid_memory.transfer.progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -114,6 +114,21 @@ async def import_file(
                 await embedder.close()
     finally:
         progress.finish()
+    return result
+
+
+async def write_items(service: MemoryService, items: Sequence[Item], progress: Progress) -> ImportResult:
+    """Write ``items`` (already read and checked, links' notes held) as an import writes a file's:
+    redacted again, an item equal to the stored one skipped, memories embedded by the service's model."""
+    scopes = sorted({scope_of(i) for i in items}, key=lambda s: (s.project, s.user))
+    counts = {"memory": 0, "note": 0, "link": 0}
+    for item in items:
+        counts[kind_of(item)] += 1
+    plan = ImportPlan(
+        "hybrid-memory", None, scopes, counts, lambda: map(redacted, ((i, None) for i in items))
+    )
+    result = ImportResult(file="", format=plan.source, dry_run=False, scopes=scopes, in_file=counts)
+    await _write(plan, service, result, progress)
     return result
 
 

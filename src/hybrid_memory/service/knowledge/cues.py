@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from hybrid_memory.models import NoteType
 from hybrid_memory.service.knowledge._text import SENTENCE_END, content_words
 from hybrid_memory.service.knowledge.clauses import PLAN, SCAFFOLD, prose
+from hybrid_memory.text import activity
 
 CAPTURED = "captured"
 """The tag of every note and entity drawn from a conversation."""
@@ -35,11 +36,18 @@ MIN_WORDS, MAX_WORDS = 3, 45
 
 @dataclass(frozen=True)
 class Said:
-    """One remembered turn: its memory id, role and text."""
+    """One remembered turn: its memory id, role and text, and its tool uses as stored (None: stored
+    before they were, when its text's activity lines are all there is)."""
 
     id: str
     role: str
     text: str
+    stored_uses: tuple[dict[str, str], ...] | None = None
+
+    @property
+    def uses(self) -> list[dict[str, str]]:
+        """The files it edited and read and the commands it ran (:mod:`hybrid_memory.text.activity`)."""
+        return list(self.stored_uses) if self.stored_uses is not None else activity.uses_in(self.text)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from hybrid_memory.service.knowledge._text import content_words
 from hybrid_memory.service.knowledge.cues import Cue, Said, key
-from hybrid_memory.service.knowledge.entities import ACTIVITY, command_name
+from hybrid_memory.service.knowledge.entities import command_name
 from hybrid_memory.text.questions import asks
 from hybrid_memory.text.words import cut, sentences
 
@@ -78,22 +78,18 @@ def _changed(said: Sequence[Said]) -> tuple[list[str], list[str], str | None]:
     ran: dict[str, str] = {}
     failing: str | None = None
     for turn in said:
-        for line in turn.text.splitlines():
-            found = ACTIVITY.match(line.strip())
-            if found is None:
-                continue
-            if found.group("verb") in ("edited", "not edited"):
+        for use in turn.uses:
+            verb = use["verb"]
+            if verb in ("edited", "not edited"):
                 # An edit refused or interrupted ("not edited") takes back the one its call announced.
-                path = found.group("path")
-                edited[path] = edited.get(path, 0) + (1 if found.group("verb") == "edited" else -1)
-            elif found.group("tests"):
-                name = command_name(found.group("test")) or found.group("test")
-                ran[name] = found.group("tests")
-                failing = found.group("test") if found.group("tests") == "failed" else None
-            elif found.group("command"):
-                ran[command_name(found.group("command"))] = (
-                    "failed" if found.group("outcome") == "failed" else "ok"
-                )
+                path = use["path"]
+                edited[path] = edited.get(path, 0) + (1 if verb == "edited" else -1)
+            elif verb == "tests":
+                name = command_name(use["command"]) or use["command"]
+                ran[name] = use["outcome"]
+                failing = use["command"] if use["outcome"] == "failed" else None
+            elif verb == "ran":
+                ran[command_name(use["command"])] = "failed" if use["outcome"] == "failed" else "ok"
     return [p for p, n in edited.items() if n > 0], [f"{c} ({o})" for c, o in ran.items() if c], failing
 
 

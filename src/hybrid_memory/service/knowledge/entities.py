@@ -12,12 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hybrid_memory.text import activity
+
 ENTITY_TAG = "entity:"
 
-ACTIVITY = re.compile(
-    r"^\((?:(?P<verb>edited|not edited|read) (?P<path>.+)|tests (?P<tests>passed|failed): (?P<test>.+)"
-    r"|ran (?P<command>.+) → (?P<outcome>ok|failed)(?:: (?P<error>.+))?)\)$"
-)
 _URL = re.compile(r"https?://[^\s)>\]\"'`]+")
 _TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b(?!-\d)")
 """``PROJ-481``; not ``INV-2025-0001`` (a number with parts, an invoice's or a date's)."""
@@ -194,18 +192,15 @@ def _error_name(signature: str) -> str:
     return re.sub(r"\d+", "N", text)[:100].strip()
 
 
-def activity(line: str) -> list[Entity]:
-    """The entities of one activity line capture wrote; [] for any other line."""
-    found = ACTIVITY.match(line.strip())
-    if found is None:
-        return []
-    if found.group("path"):
-        return [Entity("file", found.group("path").strip())]
-    command = found.group("test") or found.group("command") or ""
+def used(use: dict[str, str]) -> list[Entity]:
+    """The entities of one tool use capture recorded (:mod:`hybrid_memory.text.activity`)."""
+    if use.get("path"):
+        return [Entity("file", use["path"].strip())]
+    command = use.get("command") or ""
     entities = [Entity("command", name) for name in [command_name(command)] if name]
     entities.extend(Entity("package", p) for p in _packages(command))
-    if found.group("error"):
-        entities.append(Entity("error", _error_name(found.group("error"))))
+    if use.get("error"):
+        entities.append(Entity("error", _error_name(use["error"])))
     return entities
 
 
@@ -215,17 +210,11 @@ def services(text: str) -> list[Entity]:
     return [Entity("service", _CANONICAL.get(n.lower(), n)) for n in sorted(n for n in names if n)]
 
 
-def mentioned(text: str, *, said_by_user: bool) -> list[Entity]:
-    """The entities of a turn: its activity lines, and the URLs, tickets, paths (and services) it names."""
-    found: list[Entity] = []
-    prose: list[str] = []
-    for line in text.splitlines():
-        from_activity = activity(line)
-        if from_activity:
-            found.extend(from_activity)
-        else:
-            prose.append(line)
-    said = "\n".join(prose)
+def mentioned(text: str, *, said_by_user: bool, uses: list[dict[str, str]] | None = None) -> list[Entity]:
+    """The entities of a turn: its tool ``uses`` (else the activity lines of its text), and the URLs,
+    tickets, paths (and services) its words name."""
+    found = [entity for use in (activity.uses_in(text) if uses is None else uses) for entity in used(use)]
+    said = activity.words(text)
     urls = [u.rstrip(".,;:!?") for u in _URL.findall(said)]
     found.extend(Entity("url", u) for u in urls)
     said = _URL.sub(" ", said)

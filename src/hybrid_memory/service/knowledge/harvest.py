@@ -107,6 +107,12 @@ def _cite(tags: Sequence[str], new: Sequence[str]) -> list[str]:
     return [*others, *cited[-room:]]
 
 
+def said_of(memory: Memory) -> Said:
+    """A stored turn as the knowledge rules read it, its tool uses from its fields when it has them."""
+    uses = tuple(u.model_dump(exclude_none=True) for u in memory.activity) if memory.activity else None
+    return Said(memory.id, memory.role or "", memory.text, uses)
+
+
 class Harvester:
     def __init__(self, *, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> None:
         self._vectors = vectors
@@ -117,7 +123,7 @@ class Harvester:
         self, scope: Scope, writer: HarvestWriter, thread_id: str, turns: Sequence[Memory]
     ) -> Harvest:
         """Notes, entities and links from ``turns`` (one remember call's memories, in order)."""
-        said = [Said(m.id, m.role or "", m.text) for m in turns]
+        said = [said_of(m) for m in turns]
         found = await find(said, self._embedder)
         done = Harvest(cues=found, private=any(m.private for m in turns))
         session = await self._session(scope, writer, thread_id, said, done)
@@ -130,7 +136,7 @@ class Harvester:
                 await self._link(scope, writer, note_id, session, Relation.PART_OF, done)
         by_key: dict[str, tuple[Entity, list[str]]] = {}
         for turn in said:
-            for entity in mentioned(turn.text, said_by_user=turn.role == "user"):
+            for entity in mentioned(turn.text, said_by_user=turn.role == "user", uses=turn.uses):
                 by_key.setdefault(entity.key, (entity, []))[1].append(turn.id)
         for cue in done.cues:
             for entity in [*mentioned(cue.content, said_by_user=False), *services(cue.content)]:

@@ -27,9 +27,9 @@ from hybrid_memory.models.knowledge import (
 )
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge import digest, distill, feedback, graphmap, thread_summary
-from hybrid_memory.service.knowledge.cues import Said, cues
+from hybrid_memory.service.knowledge.cues import cues
 from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
-from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter
+from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter, said_of
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.writes import validation
@@ -109,7 +109,7 @@ class Knowledge:
         turns = thread_summary.in_order(await self.memories(scope, remembered.memory_ids))
         done = await self._harvester.run(scope, writer, remembered.thread_id, turns)
         session = await self._messages(scope, remembered.thread_id)
-        said = [Said(m.id, m.role or "", m.text) for m in session]
+        said = [said_of(m) for m in session]
         text = await self._model_digest(session) or digest.digest(said, cues(said))
         if text:
             await self.summarize_thread(scope, remembered.thread_id, text=text, messages=session)

@@ -22,6 +22,7 @@ from hybrid_memory.models import (
     Scope,
     ThreadInfo,
     ThreadList,
+    ToolUse,
     utcnow,
 )
 from hybrid_memory.service import progress
@@ -230,9 +231,9 @@ class Threads:
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
             memories = self._message_memories(scope, draft, write.thread_id, message_id, role, text, created)
-            code = _code(message, index)
-            if code is not None:
-                memories = [m.model_copy(update={"code": code}) for m in memories]
+            code, activity = _code(message, index), _activity(message, index)
+            if code is not None or activity:
+                memories = [m.model_copy(update={"code": code, "activity": activity}) for m in memories]
             planned.extend(memories)
             write.per_message.append([m.id for m in memories])
 
@@ -296,6 +297,20 @@ class Threads:
             threads=[ThreadInfo(thread_id=t, memories=n) for t, n in page],
             next_offset=offset + limit if more else None,
         )
+
+
+def _activity(message: MessageIn, index: int) -> list[ToolUse]:
+    """The message's ``activity`` (what the hooks capture: files edited and read, commands run)."""
+    given = (message.model_extra or {}).get("activity")
+    if not given:
+        return []
+    try:
+        return [ToolUse.model_validate(use) for use in given]
+    except (ValueError, TypeError):
+        raise InvalidInputError(
+            f"messages[{index}].activity is not valid; give a list of {{verb, path | command, outcome}} "
+            "or leave it out."
+        ) from None
 
 
 def _code(message: MessageIn, index: int) -> CodeState | None:

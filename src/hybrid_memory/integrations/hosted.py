@@ -1,0 +1,98 @@
+"""The host's side of a hook's request: the text to inject, built on the open stores.
+
+A hook connects to ``serve.sock`` and sends one line, a :data:`~hybrid_memory.host.wire.INJECT`
+request (the event, the session, its directory, the prompt and the hooks' limits); the
+host answers with one line: the text, the ids it cites and its tokens, or an error whose
+message is one line for people (a store that cannot open names its file).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from hybrid_memory.errors import InvalidInputError
+from hybrid_memory.host import wire
+from hybrid_memory.models import Scope
+from hybrid_memory.projects import legacy_project_name, project_name, root_uri
+from hybrid_memory.service.injection import Injection, Injector, Limits
+from hybrid_memory.tools.app import AppContext
+
+logger = logging.getLogger(__name__)
+
+ANSWER_WITHIN_S = 60.0
+"""The longest a host that stops waits for an injection in progress."""
+
+
+async def _scope(app: AppContext, cwd: Path | None) -> Scope:
+    """The session's scope, as its MCP session would have it with ``cwd`` its root."""
+    if not app.project_from_roots or cwd is None:
+        return app.scope
+    uri = root_uri(cwd)
+    project = project_name(uri)
+    if project is None:
+        return app.scope
+    scope = app.scope.model_copy(update={"project": project})
+    await app.adopt(legacy_project_name(uri), scope)
+    return scope
+
+
+def _limits(raw: Any) -> Limits:
+    given = raw if isinstance(raw, dict) else {}
+    default = Limits()
+    return Limits(
+        context_tokens=int(given.get("context_tokens", default.context_tokens)),
+        prompt_tokens=int(given.get("prompt_tokens", default.prompt_tokens)),
+        min_match=float(given.get("min_match", default.min_match)),
+        min_note_match=float(given.get("min_note_match", default.min_note_match)),
+    )
+
+
+async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
+    """The injection ``params`` ask for (see :func:`hybrid_memory.host.wire.inject_request`)."""
+    event = params.get("event")
+    cwd = Path(params["cwd"]) if isinstance(params.get("cwd"), str) and params["cwd"] else None
+    session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else None
+    limits = _limits(params.get("limits"))
+    await app.ready()
+    scope = await _scope(app, cwd)
+    injector = Injector(app.service)
+    if event == wire.SESSION_START:
+        return await injector.session_start(scope, session_id, limits)
+    if event == wire.PROMPT:
+        prompt = params.get("prompt")
+        if not isinstance(prompt, str):
+            raise InvalidInputError("a prompt injection needs the prompt's text (params.prompt)")
+        return await injector.prompt(scope, prompt, session_id, cwd, limits)
+    known = f"{wire.SESSION_START!r} or {wire.PROMPT!r}"
+    raise InvalidInputError(f"unknown injection event {event!r}; use {known}")
+
+
+async def serve_injection(first_line: bytes, stream: anyio.abc.ByteStream, app: AppContext) -> None:
+    """Answer the injection request in ``first_line`` on ``stream``; the caller closes the stream.
+
+    Shielded (within :data:`ANSWER_WITHIN_S`): a store that cannot open stops the host, and this
+    answer is what tells the session why.
+    """
+    from hybrid_memory.exits import classify
+
+    with anyio.CancelScope(shield=True) as answering:
+        answering.deadline = anyio.current_time() + ANSWER_WITHIN_S
+        try:
+            params = json.loads(first_line)["params"]
+            done = await inject(app, params if isinstance(params, dict) else {})
+            result = {"text": done.text, "ids": done.ids, "tokens": done.tokens}
+            reply = wire.line({"jsonrpc": "2.0", "id": 1, "result": result})
+        except Exception as exc:  # the hook shows it as one line; the host goes on
+            code, message = classify(exc)
+            logger.info("an injection failed: %s", message)
+            reply = wire.failure(code, message)
+        try:
+            await stream.send(reply)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the hook gave up waiting
