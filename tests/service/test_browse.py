@@ -57,7 +57,7 @@ async def test_recall_without_recording_changes_no_access_count_nor_the_hit_rate
 
 
 async def test_the_viewer_lists_repositories_by_folder_told_apart_from_namesakes(harness: Harness) -> None:
-    from hybrid_memory.tools.context import AppContext
+    from hybrid_memory.tools.app import AppContext
     from hybrid_memory.viewer.source import ViewerSource
 
     for project in ("/home/ana/alice/api", "/home/ana/bob/api", "/home/ana/web"):

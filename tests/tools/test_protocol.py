@@ -212,7 +212,7 @@ async def test_cleanup_reports_progress_and_evictions_reach_a_client_that_set_a_
         result = await client.call_tool("cleanup_memory", {}, progress_callback=on_progress)
     assert not result.is_error
     assert [(p.level, p.logger, p.data) for p in logs] == [
-        ("info", "hybrid_memory.service.lifecycle.limits", "evicted 1 memories of project test")
+        ("info", "hybrid_memory.service.lifecycle.lifecycle", "evicted 1 memories of project test")
     ]
     assert seen == [
         (0, 3, "planning"),

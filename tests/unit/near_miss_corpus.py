@@ -237,7 +237,7 @@ NEAR_MISSES: list[str] = [
     "Private key file: ~/.ssh/id_ed25519_github2024, handler src/auth/TokenRefreshHandler2.tsx",
     "The token service image is sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "Password reset links expire; the secret rotation job runs as secret-rotation-cronjob-28391045.",
-    "Tokens are checked by hybrid_memory.service.redaction.context.machine_made in version 2.1.0-rc.3.",
+    "Tokens are checked by hybrid_memory.service.redaction.surroundings.machine_made in version 2.1.0-rc.3.",
     "The key is the commit: git show 9fceb02d0ae598e95dc970b74767f19372d61af8:src/settings.py",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGz8Yx0RkTqf1c2x3KpE2tq9Y8mZkR4aB7QnXvW1cD5e ada@lap: deploy key",
 ]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from hybrid_memory.service.lifecycle.limits import SummaryRequest
-from hybrid_memory.service.lifecycle.summary import MAX_LINE_CHARS, MAX_PROMPT_CHARS, precomputed, prompt
+from hybrid_memory.service.lifecycle.eviction_summary import (
+    MAX_LINE_CHARS,
+    MAX_PROMPT_CHARS,
+    precomputed,
+    prompt,
+)
+from hybrid_memory.service.lifecycle.lifecycle import SummaryRequest
 
 
 def test_prompt_lists_each_memory_on_one_line_with_the_budget() -> None:

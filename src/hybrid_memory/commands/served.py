@@ -13,7 +13,7 @@ import anyio.abc
 
 from hybrid_memory.commands.handlers import BODIES, Target
 from hybrid_memory.host import wire
-from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.app import AppContext
 
 logger = logging.getLogger(__name__)
 

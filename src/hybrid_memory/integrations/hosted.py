@@ -21,7 +21,7 @@ from hybrid_memory.host import wire
 from hybrid_memory.models import Scope
 from hybrid_memory.projects import legacy_project_name, project_name, root_uri
 from hybrid_memory.service.injection import Injection, Injector, Limits
-from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.app import AppContext
 
 logger = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ _NOTICES = (
     "Stop hook feedback:",
     "SessionStart hook additional context:",
     "UserPromptSubmit hook additional context:",
-    # What the plugin's own hooks inject, should an agent host echo it back as a message.
+    # What the plugin's own hooks inject, should an agent echo it back as a message.
     "Long-term memory of this project (cite as [memory:",
     "Possibly relevant memory from earlier sessions (cite as [memory:",
     # Codex CLI's AGENTS.md, sent as a user message.

@@ -20,7 +20,7 @@ from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
 from hybrid_memory.settings import Settings
 from hybrid_memory.tools._guard import guard_tool_calls, refuse_unknown_arguments
-from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.app import AppContext
 from hybrid_memory.tools.prompts import register_prompts
 from hybrid_memory.tools.protocol import install_protocol_features
 from hybrid_memory.tools.resources import CORE_URI, register_resources, session_core_memory

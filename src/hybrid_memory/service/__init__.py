@@ -10,10 +10,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hybrid_memory.service.core import MemoryService
-    from hybrid_memory.service.recall import RecallOptions
-    from hybrid_memory.service.writes.drafts import DryRun, NoteDraft, NoteUpdate, TaskDraft, ThreadDraft
-    from hybrid_memory.service.writes.threads import memory_id
+    from hybrid_memory.service.memory_service import MemoryService as MemoryService
+    from hybrid_memory.service.recall import RecallOptions as RecallOptions
+    from hybrid_memory.service.writes.drafts import DryRun as DryRun
+    from hybrid_memory.service.writes.drafts import NoteDraft as NoteDraft
+    from hybrid_memory.service.writes.drafts import NoteUpdate as NoteUpdate
+    from hybrid_memory.service.writes.drafts import TaskDraft as TaskDraft
+    from hybrid_memory.service.writes.drafts import ThreadDraft as ThreadDraft
+    from hybrid_memory.service.writes.threads import memory_id as memory_id
 
 _EXPORTS = {
     "DryRun": "writes.drafts",
@@ -21,21 +25,12 @@ _EXPORTS = {
     "NoteUpdate": "writes.drafts",
     "TaskDraft": "writes.drafts",
     "ThreadDraft": "writes.drafts",
-    "MemoryService": "core",
+    "MemoryService": "memory_service",
     "RecallOptions": "recall",
     "memory_id": "writes.threads",
 }
 
-__all__ = [
-    "DryRun",
-    "MemoryService",
-    "NoteDraft",
-    "NoteUpdate",
-    "RecallOptions",
-    "TaskDraft",
-    "ThreadDraft",
-    "memory_id",
-]
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -20,8 +20,8 @@ from hybrid_memory.errors import BackendError, HybridMemoryError
 from hybrid_memory.models import Scope
 from hybrid_memory.projects import PROJECT_META, legacy_project_name, project_name
 from hybrid_memory.tools._guard import bounded_error
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import MAX_TOKENS, MIN_TOKENS
-from hybrid_memory.tools.context import AppCtx, app
 
 logger = logging.getLogger(__name__)
 

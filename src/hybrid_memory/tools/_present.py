@@ -19,8 +19,8 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from hybrid_memory.tools import render
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import DEFAULT_TOKENS, MIN_TOKENS, Tokenizer, bound, count_within
-from hybrid_memory.tools.context import AppCtx, app
 
 RESPONSE_TOKENS = 20_000
 """Text and structured content together, below the 25,000 tokens at which clients cut tool output."""

@@ -43,14 +43,14 @@ from mcp_types.version import is_version_at_least
 from hybrid_memory.errors import HybridMemoryError
 from hybrid_memory.models import Scope
 from hybrid_memory.service import MemoryService
-from hybrid_memory.service.lifecycle import summary
-from hybrid_memory.service.lifecycle.limits import Summarizer, SummaryRequest
+from hybrid_memory.service.lifecycle import eviction_summary
+from hybrid_memory.service.lifecycle.lifecycle import Summarizer, SummaryRequest
 from hybrid_memory.service.writes.drafts import DryRun, NoteDraft, TaskDraft, ThreadDraft
 from hybrid_memory.service.writes.notes import NotePlan
 from hybrid_memory.service.writes.tasks import TaskPlan
 from hybrid_memory.service.writes.threads import ThreadPlan
 from hybrid_memory.tools._common import SessionScope
-from hybrid_memory.tools.context import AppCtx, app
+from hybrid_memory.tools.app import AppCtx, app
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def can_sample(ctx: AppCtx) -> bool:
 
 
 def _params(request: SummaryRequest) -> CreateMessageRequestParams:
-    system, user = summary.prompt(request.lines, request.budget)
+    system, user = eviction_summary.prompt(request.lines, request.budget)
     return CreateMessageRequestParams(
         messages=[SamplingMessage(role="user", content=TextContent(type="text", text=user))],
         max_tokens=request.budget,
@@ -120,7 +120,7 @@ def summary_resolver(plan: Plan) -> Resolve:
         if request is None or sampled is None or not isinstance(sampled.content, TextContent):
             return None
         text = sampled.content.text.strip()
-        return summary.precomputed(request, text) if text else None
+        return eviction_summary.precomputed(request, text) if text else None
 
     return Resolve(summarizer)
 

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from hybrid_memory.models import ForgetResult
 from hybrid_memory.tools._common import SessionScope
-from hybrid_memory.tools.context import AppCtx, app
+from hybrid_memory.tools.app import AppCtx, app
 
 
 async def forget(

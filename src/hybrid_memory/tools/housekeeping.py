@@ -16,8 +16,8 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.tools._common import MaxTokens, RetentionDays, SessionScope
 from hybrid_memory.tools._sampling import CleanupSummary, TaskWrite
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import DEFAULT_TOKENS, MAX_TOKENS
-from hybrid_memory.tools.context import AppCtx, app
 
 
 async def pin_memory(memory_id: str, ctx: AppCtx, scope: SessionScope) -> PinResult:

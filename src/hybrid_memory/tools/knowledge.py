@@ -27,7 +27,7 @@ from hybrid_memory.models.knowledge import (
 from hybrid_memory.service.knowledge.distill import DistillRequest
 from hybrid_memory.tools._common import SessionScope
 from hybrid_memory.tools._sampling import can_sample, sample
-from hybrid_memory.tools.context import AppCtx, app
+from hybrid_memory.tools.app import AppCtx, app
 
 ThreadId = str
 

@@ -10,8 +10,8 @@ from hybrid_memory.models import Direction, Link, Neighbourhood, NoteResult, Not
 from hybrid_memory.service import NoteUpdate
 from hybrid_memory.tools._common import Importance, MaxTokens, RetentionDays, SessionScope
 from hybrid_memory.tools._sampling import NoteWrite
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import DEFAULT_TOKENS
-from hybrid_memory.tools.context import AppCtx, app
 
 
 async def create_note(

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import InputRequiredResult
 
 from hybrid_memory.tools._common import session_scope
-from hybrid_memory.tools.context import AppCtx, app
+from hybrid_memory.tools.app import AppCtx, app
 
 PROMPT_MAX_TOKENS = 1500
 

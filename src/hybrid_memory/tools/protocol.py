@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS, LOG_LEVEL_META_KEY, EmptyResult, LoggingLevel, SetLevelRequestParams
 
 from hybrid_memory.service import progress
-from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.app import AppContext
 
 LEVELS: Final[tuple[LoggingLevel, ...]] = get_args(LoggingLevel)
 """MCP's levels, least severe first."""

@@ -9,8 +9,8 @@ from pydantic import Field
 from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.models import MemoryPage
 from hybrid_memory.tools._common import MaxTokens, SessionScope
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import DEFAULT_TOKENS, prefix_end
-from hybrid_memory.tools.context import AppCtx, app
 
 PAGE_OVERHEAD_TOKENS = 80
 """The page's header and continuation lines, besides its text."""

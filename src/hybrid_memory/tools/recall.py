@@ -10,8 +10,8 @@ from pydantic import Field
 from hybrid_memory.models import MemoryKind, NoteType, RecallResult
 from hybrid_memory.service import RecallOptions
 from hybrid_memory.tools._common import MaxTokens, SessionRoot, SessionScope, as_utc
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import DEFAULT_TOKENS
-from hybrid_memory.tools.context import AppCtx, app
 
 
 async def recall_memory(

@@ -22,7 +22,7 @@ from hybrid_memory.tools import forget, housekeeping, knowledge, notes, read, re
 from hybrid_memory.tools._common import tool_errors
 from hybrid_memory.tools._present import presented
 from hybrid_memory.tools._schema import lean, lean_output
-from hybrid_memory.tools.context import AppContext, AppCtx
+from hybrid_memory.tools.app import AppContext, AppCtx
 
 READ_ONLY = ToolAnnotations(
     readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False

@@ -19,7 +19,7 @@ from hybrid_memory.errors import NotFoundError
 from hybrid_memory.models import Link, Memory, Note, Scope, Walk
 from hybrid_memory.text.citation import cite
 from hybrid_memory.tools._common import session_scope
-from hybrid_memory.tools.context import AppContext, AppCtx, app
+from hybrid_memory.tools.app import AppContext, AppCtx, app
 
 MAX_RESOURCE_CHARS = 40_000
 """About 10,000 tokens: enough for a long thread's gist, well under a client's tool-output cap."""

@@ -10,8 +10,8 @@ from hybrid_memory.models import MessageIn, RememberResult, ThreadList
 from hybrid_memory.service.knowledge import HARVEST_META
 from hybrid_memory.tools._common import MaxTokens, RetentionDays, SessionScope
 from hybrid_memory.tools._sampling import ThreadWrite
+from hybrid_memory.tools.app import AppCtx, app
 from hybrid_memory.tools.budget import DEFAULT_TOKENS
-from hybrid_memory.tools.context import AppCtx, app
 
 """``_meta`` key of a remember_thread call that captures a coding session (see integrations/capture.py)."""
 

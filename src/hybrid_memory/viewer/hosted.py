@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    from hybrid_memory.tools.context import AppContext
+    from hybrid_memory.tools.app import AppContext
 
 logger = logging.getLogger(__name__)
 

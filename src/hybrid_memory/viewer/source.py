@@ -8,7 +8,7 @@ from typing import Any
 from hybrid_memory.models import Memory, Scope
 from hybrid_memory.projects import labels
 from hybrid_memory.service import RecallOptions
-from hybrid_memory.tools.context import AppContext
+from hybrid_memory.tools.app import AppContext
 from hybrid_memory.viewer import graph_page
 
 TEXT_CHARS = 2000

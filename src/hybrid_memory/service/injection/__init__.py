@@ -20,7 +20,7 @@ from hybrid_memory.text.citation import cited
 from hybrid_memory.text.repeats import Distinct
 
 if TYPE_CHECKING:
-    from hybrid_memory.service.core import MemoryService
+    from hybrid_memory.service.memory_service import MemoryService
 
 CONTEXT_SCAN_TOKENS = 4000
 """The context block the session start chooses from (then fitted to its own, smaller budget)."""

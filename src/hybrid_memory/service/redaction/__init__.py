@@ -31,9 +31,9 @@ import re
 from dataclasses import dataclass
 
 from hybrid_memory.service.redaction.assignments import redact_assignments
-from hybrid_memory.service.redaction.context import redact_context
 from hybrid_memory.service.redaction.prose import redact_prose
 from hybrid_memory.service.redaction.shapes import redact_shapes
+from hybrid_memory.service.redaction.surroundings import redact_by_surroundings
 from hybrid_memory.service.redaction.values import (
     MARK,
     Marker,
@@ -65,7 +65,7 @@ def redact(text: str) -> Redacted:
     text = _AUTH_HEADER.sub(lambda m: _auth(m, mark), text)
     text = redact_assignments(text, mark)
     text = redact_prose(text, mark)
-    text = redact_context(text, mark)
+    text = redact_by_surroundings(text, mark)
     return Redacted(text=text, count=mark.count)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from hybrid_memory.models import MessageIn, NoteType
-from hybrid_memory.service.lifecycle.limits import SummaryRequest
+from hybrid_memory.service.lifecycle.lifecycle import SummaryRequest
 
 P = TypeVar("P")
 

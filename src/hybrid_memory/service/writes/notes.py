@@ -26,7 +26,7 @@ from hybrid_memory.models import (
     Walk,
     utcnow,
 )
-from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer
+from hybrid_memory.service.lifecycle.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.lifecycle.successors import CLOSING_RELATIONS, successors
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores

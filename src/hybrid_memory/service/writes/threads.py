@@ -27,7 +27,7 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import progress
 from hybrid_memory.service.indexer import context_tail
-from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer
+from hybrid_memory.service.lifecycle.lifecycle import Lifecycle, Summarizer
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.writes import validation

@@ -40,9 +40,9 @@ from hybrid_memory.models import (
 from hybrid_memory.service import progress
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.lifecycle import eviction
-from hybrid_memory.service.lifecycle.summary import Summarizer as Summarizer
-from hybrid_memory.service.lifecycle.summary import SummaryRequest as SummaryRequest
-from hybrid_memory.service.lifecycle.summary import model_summary, summary_lines
+from hybrid_memory.service.lifecycle.eviction_summary import Summarizer as Summarizer
+from hybrid_memory.service.lifecycle.eviction_summary import SummaryRequest as SummaryRequest
+from hybrid_memory.service.lifecycle.eviction_summary import model_summary, summary_lines
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.usage import Tally
 from hybrid_memory.settings import LifecycleSettings

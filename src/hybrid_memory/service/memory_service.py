@@ -40,10 +40,10 @@ from hybrid_memory.models import (
 )
 from hybrid_memory.service import browse
 from hybrid_memory.service.knowledge.service import Knowledge
+from hybrid_memory.service.lifecycle.eviction_summary import build_summarizer
 from hybrid_memory.service.lifecycle.forgetting import forget, forget_project
-from hybrid_memory.service.lifecycle.limits import Lifecycle, Summarizer, SummaryRequest
+from hybrid_memory.service.lifecycle.lifecycle import Lifecycle, Summarizer, SummaryRequest
 from hybrid_memory.service.lifecycle.retention import LiveVectors
-from hybrid_memory.service.lifecycle.summary import build_summarizer
 from hybrid_memory.service.recall import Recaller, RecallOptions
 from hybrid_memory.service.recall.context import ContextBuilder
 from hybrid_memory.service.stores import Stores

@@ -38,7 +38,7 @@ _WORDS = re.compile(r"(?:[A-Z]?(?=[a-z]*[aeiouy])[a-z]{2,}+|[A-Z]+(?![a-z])|[0-9
 _FILE_PATH = re.compile(r"[\w.@~-]*(?:/[\w.@~-]+)+|[\w.@~-]+(?:/[\w.@~-]*)*\.[A-Za-z]{1,5}")
 
 
-def redact_context(text: str, mark: Mark) -> str:
+def redact_by_surroundings(text: str, mark: Mark) -> str:
     """Every generated-looking value in a line or sentence that names a secret (or holds a redacted one)."""
     if not _TRIGGER.search(text):
         return text
