@@ -280,3 +280,16 @@ def test_match_is_the_mean_of_the_query_words_held_and_the_calibrated_cosine() -
     assert match_strength(0.5, 0.55, cosine) == pytest.approx(0.5)
     assert match_strength(1.0, None, cosine) == 0.5
     assert match_strength(0.75, None, None) == 0.75
+
+
+def test_fusion_stages_keep_the_order_of_relevance_then_best_rank_then_id() -> None:
+    tied = [
+        Fused("b", 0.5, {"dense": 1}, {}),
+        Fused("a", 0.5, {"dense": 2}, {}),
+        Fused("c", 0.5, {"dense": 1}, {}),
+    ]
+    fused_list = rrf({"dense": hits("x")}) + tied
+    out = expand_adjacent(fused_list, {"x": ["z"]}, top=1, share=0.5)
+    assert [f.id for f in out] == ["x", "b", "c", "z", "a"]
+    assert [f.id for f in own_words_first(out, {})] == ["x", "b", "c", "z", "a"]
+    assert [f.order for f in out][:2] == [(-1.0, 1, "x"), (-0.5, 1, "b")]

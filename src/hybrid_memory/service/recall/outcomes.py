@@ -60,6 +60,4 @@ def last_word_first(
             continue
         lifted[last.id] = ranking.Fused(last.id, top.relevance, last.ranks, last.scores)
         lifted[top.id] = ranking.Fused(top.id, below * top.relevance, top.ranks, top.scores)
-    out = [lifted.get(f.id, by_id[f.id]) for f in fused]
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+    return ranking.in_order([lifted.get(f.id, by_id[f.id]) for f in fused], bool(lifted))

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 DEFAULT_IMPORTANCE = 0.5
 
@@ -48,6 +49,22 @@ class Fused:
     ranks: dict[str, int]
     scores: dict[str, float]
 
+    @cached_property
+    def order(self) -> tuple[float, int, str]:
+        """The sort key of every fused list: relevance, then the best single rank, then id."""
+        return (-self.relevance, min(self.ranks.values()), self.id)
+
+
+def by_order(f: Fused) -> tuple[float, int, str]:
+    return f.order
+
+
+def in_order(fused: list[Fused], changed: bool) -> list[Fused]:
+    """``fused`` sorted by ``Fused.order``; a stage that changed nothing in a sorted list keeps it as is."""
+    if changed:
+        fused.sort(key=by_order)
+    return fused
+
 
 @dataclass(frozen=True)
 class Ranked:
@@ -81,7 +98,7 @@ class Tally:
             Fused(id=i, relevance=t / ceiling, ranks=self.ranks[i], scores=self.scores[i])
             for i, t in self.totals.items()
         ]
-        out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
+        out.sort(key=by_order)
         return out
 
 
@@ -151,6 +168,7 @@ def expand_adjacent(
     ``channel`` with the parent's rank. Order: by relevance, as after fusion.
     """
     by_id = {f.id: f for f in fused}
+    changed = False
     for rank, parent in enumerate(fused[:top], 1):
         inherited = share * parent.relevance
         for neighbour in adjacent.get(parent.id, ()):
@@ -162,9 +180,8 @@ def expand_adjacent(
             ranks[channel] = rank
             scores[channel] = inherited
             by_id[neighbour] = Fused(id=neighbour, relevance=inherited, ranks=ranks, scores=scores)
-    out = list(by_id.values())
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+            changed = True
+    return in_order(list(by_id.values()), changed)
 
 
 def expand_linked(
@@ -194,9 +211,7 @@ def expand_linked(
         scores = {**(current.scores if current else {}), channel: gain}
         relevance = max(own, min(own + gain, below * cap))
         by_id[note_id] = Fused(id=note_id, relevance=relevance, ranks=ranks, scores=scores)
-    out = list(by_id.values())
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+    return in_order(list(by_id.values()), bool(gains))
 
 
 def recency(created_at: datetime, now: datetime, *, half_life_days: float) -> float:
@@ -222,11 +237,16 @@ def final_scores(
     if total <= 0:
         raise ValueError("at least one ranking weight must be positive")
     ranked = []
+    decayed: dict[datetime, float] = {}  # the turns of one session often share one date
+    w_rel, w_rec, w_imp = weights.relevance, weights.recency, weights.importance
     for f in fused:
-        rec = recency(created_at(f.id), now, half_life_days=weights.half_life_days)
+        when = created_at(f.id)
+        rec = decayed.get(when)
+        if rec is None:
+            rec = decayed[when] = recency(when, now, half_life_days=weights.half_life_days)
         imp = importance(f.id)
         imp = DEFAULT_IMPORTANCE if imp is None else imp
-        score = (weights.relevance * f.relevance + weights.recency * rec + weights.importance * imp) / total
+        score = (w_rel * f.relevance + w_rec * rec + w_imp * imp) / total
         ranked.append(
             Ranked(
                 id=f.id,
@@ -281,6 +301,7 @@ def own_words_first(
     """
     by_id = {f.id: f for f in fused}
     out = []
+    changed = False
     for f in fused:
         before = by_id.get(prev_of.get(f.id, ""))
         if (
@@ -290,9 +311,9 @@ def own_words_first(
             and before.scores.get(own, 0.0) >= f.scores.get(own, 0.0)
         ):
             f = Fused(id=f.id, relevance=below * before.relevance, ranks=f.ranks, scores=f.scores)
+            changed = True
         out.append(f)
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+    return in_order(out, changed)
 
 
 def answers_first(
@@ -312,9 +333,7 @@ def answers_first(
             continue
         lifted[answer_id] = Fused(answer_id, question.relevance, answer.ranks, answer.scores)
         lifted[question_id] = Fused(question_id, below * question.relevance, question.ranks, question.scores)
-    out = [lifted.get(f.id, f) for f in fused]
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+    return in_order([lifted.get(f.id, f) for f in fused], bool(lifted))
 
 
 def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, factor: float) -> list[Fused]:
@@ -330,8 +349,7 @@ def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, facto
         else f
         for f in fused
     ]
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+    return in_order(out, any(f.id in questions for f in fused))
 
 
 def history_last(items: Sequence[Ranked], closed: Collection[str]) -> list[Ranked]:

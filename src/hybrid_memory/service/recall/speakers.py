@@ -102,8 +102,7 @@ def prefer(
         ranking.Fused(f.id, factor * f.relevance, f.ranks, f.scores) if role_of.get(f.id) == other else f
         for f in fused
     ]
-    out.sort(key=lambda f: (-f.relevance, min(f.ranks.values()), f.id))
-    return out
+    return ranking.in_order(out, any(role_of.get(f.id) == other for f in fused))
 
 
 def replies_to(memories: Mapping[str, Memory], speaker: str) -> dict[str, str]:
