@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import anyio
-
-from hybrid_memory.backends.base import SearchResults
-from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, NoteType, Relation, Searches
+from hybrid_memory.models import MemoryKind, MessageIn, NoteType, Relation
 from hybrid_memory.service import NoteDraft, RecallOptions, TaskDraft, ThreadDraft
 
 from .conftest import SCOPE, Harness
@@ -121,26 +118,3 @@ async def test_neighbouring_turns_inherit_relevance_within_the_thread(harness: H
 
     # the answer, found through its question's words, takes the question's place
     assert [h.text for h in result.results][:2] == ["Two million.", "What is the zeppelin budget?"]
-
-
-async def test_the_keyword_channels_search_while_the_query_is_embedded(harness: Harness) -> None:
-    await remember_dated(harness, "t1", ("kiwi in thread one", 0), ("the plum was ripe", 1))
-    keyword_asked = anyio.Event()
-    search_many, embed_query = harness.vectors.search_many, harness.embedder.embed_query
-
-    async def searching(flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
-        if searches.keyword is not None:
-            keyword_asked.set()
-        return await search_many(flt, limit, searches)
-
-    async def embedding(text: str) -> list[float]:
-        with anyio.fail_after(5):  # the embedding ends only once the keyword search has begun
-            await keyword_asked.wait()
-        return await embed_query(text)
-
-    harness.vectors.search_many = searching  # type: ignore[method-assign]
-    harness.embedder.embed_query = embedding  # type: ignore[method-assign]
-    result = await harness.service.recall(SCOPE, "kiwi", RecallOptions(limit=5))
-
-    assert result.results[0].text == "kiwi in thread one"
-    assert set(result.results[0].channels) >= {"dense", "keyword"}

@@ -9,8 +9,7 @@ from hybrid_memory.backends.base import SearchResults
 from hybrid_memory.errors import BackendUnavailableError
 from hybrid_memory.models import Memory, MemoryFilter, MemoryKind, Scope, Searches, SparseVector, VectorHit
 from hybrid_memory.service.recall import RecallConfig, RecallOptions
-from hybrid_memory.service.recall.channels import Found, absorb, gather, searches, settle
-from hybrid_memory.service.recall.ranking import ChannelHit
+from hybrid_memory.service.recall.channels import gather, searches
 from hybrid_memory.service.recall.state import plan
 
 SCOPE = Scope(project="p")
@@ -79,16 +78,3 @@ async def test_a_failed_store_call_skips_every_channel_that_shared_it() -> None:
         name: "The memory store is busy; try again shortly." for name in ("dense", "keyword", "context")
     }
     assert state.channels == {}
-
-
-def test_settle_puts_the_channels_and_their_memories_in_one_order_whichever_answered_first() -> None:
-    state = plan(SCOPE, "q", RecallOptions(), NOW, RecallConfig())
-    a, b, c = memory("a"), memory("b"), memory("c")
-    absorb(state, "keyword", Found(hits=[ChannelHit("c", 1, 2.0), ChannelHit("b", 2, 1.0)], memories=[c, b]))
-    absorb(state, "dense", Found(hits=[ChannelHit("a", 1, 0.9), ChannelHit("b", 2, 0.5)], memories=[a, b]))
-    absorb(state, "graph", Found(hits=[]))
-
-    settle(state)
-
-    assert list(state.channels) == ["graph", "dense", "keyword"]
-    assert list(state.memories) == ["a", "b", "c"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -80,17 +80,16 @@ def searches(
     vectors: VectorStore,
     dense: Sequence[float] | None,
     sparse: SparseVector,
-    only: Collection[str] = VECTOR_CHANNELS,
 ) -> dict[str, Search]:
-    """The enabled vector channels among ``only`` for this request, each a call that has not started yet.
+    """The enabled vector channels for this request, each a call that has not started yet.
 
-    ``dense`` None: the query is not embedded (yet, or it could not be), and the dense channel is left out.
+    ``dense`` None: the query could not be embedded, and the dense channel is left out.
     """
     n = state.candidates
     enabled = {
-        "dense": config.dense.enabled and dense is not None and "dense" in only,
-        "keyword": config.keyword.enabled and "keyword" in only,
-        "context": config.context.enabled and "context" in only,
+        "dense": config.dense.enabled and dense is not None,
+        "keyword": config.keyword.enabled,
+        "context": config.context.enabled,
     }
     shared = SharedSearch(
         lambda: vectors.search_many(
@@ -150,19 +149,3 @@ def absorb(state: RecallState, name: str, found: Found) -> None:
 def skip(state: RecallState, name: str, exc: BaseException) -> None:
     logger.warning("%s channel skipped: %s", name, exc)
     state.skipped[name] = str(exc) or type(exc).__name__
-
-
-ORDER = ("graph", "dense", "keyword", "context")
-"""The order of the channels once gathered, whichever answered first."""
-
-
-def settle(state: RecallState) -> None:
-    """The channels, and the memories they found, in ``ORDER``: what comes after reads them in order
-    (fusion sums, the first of two candidates that could take a place), so the same every time."""
-    names = [name for name in ORDER if name in state.channels]
-    names += [name for name in state.channels if name not in ORDER]
-    state.channels = {name: state.channels[name] for name in names}
-    found = (hit.id for name in names for hit in state.channels[name])
-    memories = {i: state.memories[i] for i in found if i in state.memories}
-    memories.update(state.memories)
-    state.memories = memories

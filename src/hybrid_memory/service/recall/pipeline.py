@@ -32,21 +32,17 @@ class Recaller:
             options.as_of or utcnow(),
             config,
         )
+        # The notes' full-text search needs no vector: it runs while the query is embedded.
+        async with anyio.create_task_group() as tg:
+            notes = channels.note_search(s, config, self._stores.graph)
+            tg.start_soon(channels.gather, s, notes, config.timeout_s)
+            dense = await self._query_vector(s, config)
         encoder = self._stores.indexer.sparse
         sparse = encoder.encode_query(s.query)
         s.query_terms = frozenset(sparse.indices)
-        s.terms = encoder.terms
-        vectors = self._stores.vectors
-        # The notes' full text and the keyword channels need no vector: they run while the query is embedded.
-        async with anyio.create_task_group() as tg:
-            early = channels.note_search(s, config, self._stores.graph)
-            early.update(channels.searches(s, config, vectors=vectors, dense=None, sparse=sparse))
-            tg.start_soon(channels.gather, s, early, config.timeout_s)
-            dense = await self._query_vector(s, config)
-        if dense is not None:
-            later = channels.searches(s, config, vectors=vectors, dense=dense, sparse=sparse, only=["dense"])
-            await channels.gather(s, later, config.timeout_s)
-        channels.settle(s)
+        s.terms = lambda text: encoder.encode_document(text).indices
+        searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
+        await channels.gather(s, searches, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
         state.fuse(s, config)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
