@@ -26,6 +26,10 @@ class Bm25Encoder:
         vector = self._model.embed_document(text)
         return SparseVector(indices=list(vector.indices), values=[float(v) for v in vector.values])
 
+    def terms(self, text: str) -> list[int]:
+        """The terms ``encode_document`` gives ``text`` (their indices), without their weights."""
+        return list(self._model.embed_document(text).indices)
+
     def encode_query(self, text: str) -> SparseVector:
         vector = self._model.embed_query(text)
         return SparseVector(indices=list(vector.indices), values=[float(v) for v in vector.values])

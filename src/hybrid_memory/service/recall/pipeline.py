@@ -40,7 +40,7 @@ class Recaller:
         encoder = self._stores.indexer.sparse
         sparse = encoder.encode_query(s.query)
         s.query_terms = frozenset(sparse.indices)
-        s.terms = lambda text: encoder.encode_document(text).indices
+        s.terms = encoder.terms
         searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
         await channels.gather(s, searches, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
