@@ -118,7 +118,7 @@ def test_a_redacted_date_and_an_agent_that_wandered_import_whole_into_the_projec
 def test_a_session_whose_agent_cd_d_away_is_captured_by_its_hooks_into_the_project_it_started_in(
     tmp_path: Path, data_dir: Path
 ) -> None:
-    # The fixture's folders, made real on this machine: a start directory that does not exist names no project.
+    # The fixture's folders, made real here: a start directory that does not exist names no project.
     started = tmp_path / "Documents" / "Claude"
     (started / "agents").mkdir(parents=True)
     transcript = tmp_path / "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374.jsonl"
