@@ -2,7 +2,7 @@
 
     python bench/knowledge_extraction.py DEV.jsonl [--fixtures FILE.jsonl ...] [--out FILE.json]
 
-Each file holds labelled sessions (``hybrid_memory.service.knowledge.labelled``): user turns,
+Each file holds labelled sessions (``hybrid_memory.service.knowledge.statements.labelled``): user turns,
 the assistant's turn before each, and the statements a later session should know. The finder
 runs on each session's turns three ways — the cues alone, the classifier alone, both (the
 default) — and its notes are compared with the labels:
@@ -39,11 +39,11 @@ import numpy as np
 
 from hybrid_memory.embeddings.base import Embedder
 from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
-from hybrid_memory.service.knowledge import finder, training
-from hybrid_memory.service.knowledge.classifier import WEIGHTS, Classifier, shipped
-from hybrid_memory.service.knowledge.cues import Cue, Said, cues
-from hybrid_memory.service.knowledge.labelled import SHIPPED, Session, load, matches, said
-from hybrid_memory.service.knowledge.lexicon import language
+from hybrid_memory.service.knowledge.statements import finder, training
+from hybrid_memory.service.knowledge.statements.classifier import WEIGHTS, Classifier, shipped
+from hybrid_memory.service.knowledge.statements.cues import Cue, Said, cues
+from hybrid_memory.service.knowledge.statements.labelled import SHIPPED, Session, load, matches, said
+from hybrid_memory.service.knowledge.statements.lexicon import language
 from hybrid_memory.settings import PACKAGED_MODEL
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

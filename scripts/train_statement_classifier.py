@@ -2,10 +2,11 @@
 
     .venv/bin/python scripts/train_statement_classifier.py [--also MORE.jsonl ...]
 
-Reads the labelled sessions shipped in ``src/hybrid_memory/service/knowledge/data/statements.jsonl``
-and any ``--also`` files of the same format (one session a line, see
-``hybrid_memory.service.knowledge.labelled``), embeds each candidate clause with the packaged
-int8 model, fits a logistic regression over embedding and lexical features, and writes
+Reads the labelled sessions shipped in
+``src/hybrid_memory/service/knowledge/statements/data/statements.jsonl`` and any ``--also``
+files of the same format (one session a line, see
+``hybrid_memory.service.knowledge.statements.labelled``), embeds each candidate clause with the
+packaged int8 model, fits a logistic regression over embedding and lexical features, and writes
 ``data/statement_classifier.json``. The threshold is the lowest whose leave-one-project-out
 precision on the ``--also`` sessions (the shipped ones stay in every fold) reaches 0.85.
 Same inputs, same weights: gradient descent from zeros, no randomness.
@@ -22,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from hybrid_memory.embeddings.fastembed_provider import FastEmbedEmbedder
-from hybrid_memory.service.knowledge import training
-from hybrid_memory.service.knowledge.classifier import WEIGHTS
-from hybrid_memory.service.knowledge.labelled import SHIPPED, load
+from hybrid_memory.service.knowledge.statements import training
+from hybrid_memory.service.knowledge.statements.classifier import WEIGHTS
+from hybrid_memory.service.knowledge.statements.labelled import SHIPPED, load
 from hybrid_memory.settings import PACKAGED_MODEL
 
 

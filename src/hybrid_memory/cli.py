@@ -31,6 +31,7 @@ from hybrid_memory.exits import (
     describe_exit_codes,
     settings_error,
 )
+from hybrid_memory.host.lock import add_data_dir_argument
 from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
         help="with no host running, start a headless one (it outlives this server) instead of hosting here",
     )
     for p in (serve,):
-        p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+        add_data_dir_argument(p)
         p.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
     _add_eval_parser(sub)
     _add_cleanup_parser(sub)
@@ -100,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
         help="stop the process that hosts the data dir's store (a headless host, or a server); waits until "
         "the store is free",
     )
-    stop.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(stop)
     return parser
 
 
@@ -122,7 +123,7 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="open the read-only memory viewer: prints a loopback URL with a token (joins a running server)",
     )
     view.add_argument("--port", type=int, default=0, help="loopback port (default: any free one)")
-    view.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(view)
     view.add_argument("--project", help="the project shown first (HYBRID_MEMORY_PROJECT)")
 
 
@@ -181,7 +182,7 @@ def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser
 def _add_graph_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     graph = sub.add_parser("graph", help="draw the project's note graph")
     graph.add_argument("--html", type=Path, required=True, help="write one self-contained offline HTML page")
-    graph.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(graph)
     graph.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
 
 
@@ -212,13 +213,13 @@ def _add_transfer_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParse
     )
     imp.add_argument("--project", help="project for a memory.jsonl (HYBRID_MEMORY_PROJECT)")
     for p in (export, imp):
-        p.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+        add_data_dir_argument(p)
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     stats = sub.add_parser("stats", help="print the project's memory statistics as JSON")
-    stats.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(stats)
     stats.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
 
 
@@ -227,7 +228,7 @@ def _add_cleanup_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         "cleanup", help="delete expired memories and evict what the project's limits require"
     )
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed; change nothing")
-    cleanup.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(cleanup)
     cleanup.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
 
 

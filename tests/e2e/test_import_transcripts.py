@@ -118,12 +118,16 @@ def test_a_redacted_date_and_an_agent_that_wandered_import_whole_into_the_projec
 def test_a_session_whose_agent_cd_d_away_is_captured_by_its_hooks_into_the_project_it_started_in(
     tmp_path: Path, data_dir: Path
 ) -> None:
+    # The fixture's folders, made real here: a start directory that does not exist names no project.
+    started = tmp_path / "Documents" / "Claude"
+    (started / "agents").mkdir(parents=True)
     transcript = tmp_path / "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374.jsonl"
-    shutil.copy(WANDERING / transcript.name, transcript)
+    lines = (WANDERING / transcript.name).read_text().replace("/home/u/Documents/Claude", str(started))
+    transcript.write_text(lines)
     payload = {
         "session_id": "5e8b2f40-1a7c-4d93-8b25-c6f0e9a1d374",
         "transcript_path": str(transcript),
-        "cwd": "/home/u/Documents/Claude/agents",  # where the agent is when the turn ends
+        "cwd": str(started / "agents"),  # where the agent is when the turn ends
         "hook_event_name": "Stop",
         "stop_hook_active": False,
     }
@@ -139,4 +143,4 @@ def test_a_session_whose_agent_cd_d_away_is_captured_by_its_hooks_into_the_proje
     assert done.stderr == ""
     messages = [m for m in _exported(data_dir, tmp_path) if m["kind"] == "message"]
     assert len(messages) == 6
-    assert {str(m["project"]) for m in messages} == {"/home/u/Documents/Claude"}
+    assert {str(m["project"]) for m in messages} == {str(started.resolve())}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from hybrid_memory.service.knowledge.cues import Said, cues
-from hybrid_memory.service.knowledge.digest import digest
-from hybrid_memory.service.knowledge.entities import Entity, command_name, mentioned
+from hybrid_memory.service.knowledge.capture.digest import digest
+from hybrid_memory.service.knowledge.capture.entities import Entity, command_name, mentioned
+from hybrid_memory.service.knowledge.statements.cues import Said, cues
 
 
 def _found(text: str, role: str = "user") -> list[tuple[str, str]]:

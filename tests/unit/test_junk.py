@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hybrid_memory.service.knowledge.cues import Said, cues
-from hybrid_memory.service.knowledge.digest import digest
+from hybrid_memory.service.knowledge.capture.digest import digest
+from hybrid_memory.service.knowledge.statements.cues import Said, cues
 from hybrid_memory.text.junk import junk, prose
 
 
@@ -85,7 +85,7 @@ def test_prose_keeps_a_requests_words_and_drops_the_paste_in_it() -> None:
 
 
 def test_a_prompt_that_only_sets_the_session_up_is_not_its_goal() -> None:
-    from hybrid_memory.service.knowledge.digest import goal
+    from hybrid_memory.service.knowledge.capture.digest import goal
 
     assert goal(["load claude.md", "Option 1", "删除掉下载的是所有avd"]) == "删除掉下载的是所有avd"
     assert goal(["/clear", "read CLAUDE.md", "Update multi.py to take arguments from the command line"]) == (
@@ -105,7 +105,7 @@ def test_status_lines_and_pasted_lists_of_names_are_junk(line: str) -> None:
 
 
 def test_a_paste_with_a_title_is_not_the_goal() -> None:
-    from hybrid_memory.service.knowledge.digest import goal
+    from hybrid_memory.service.knowledge.capture.digest import goal
 
     pasted = "\n".join(
         [

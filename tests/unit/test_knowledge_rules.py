@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybrid_memory.service.knowledge.consolidate import changed_value, same_subject
+from hybrid_memory.service.knowledge.capture.consolidate import changed_value, same_subject
 from hybrid_memory.service.knowledge.distill import parse
 from hybrid_memory.service.knowledge.graphmap import communities
 

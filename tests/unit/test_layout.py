@@ -124,6 +124,13 @@ def test_no_import_cycle_between_the_parts_of_the_service() -> None:
     assert cycles(graph) == [], {name: sorted(targets) for name, targets in graph.items()}
 
 
+def test_no_import_cycle_between_the_parts_of_knowledge() -> None:
+    # statements/ (the finder) below capture/ (the harvest) below the use cases beside them.
+    graph = parts("service/knowledge")
+    assert {"statements", "capture", "service"} <= set(graph)
+    assert cycles(graph) == [], {name: sorted(targets) for name, targets in graph.items()}
+
+
 def test_the_cycle_finder_finds_a_cycle_through_three_parts() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.service.knowledge.classifier import WEIGHTS, read, shipped
-from hybrid_memory.service.knowledge.clauses import answered, clauses
-from hybrid_memory.service.knowledge.cues import Said, cues
-from hybrid_memory.service.knowledge.finder import FEATURES, find
-from hybrid_memory.service.knowledge.labelled import SHIPPED, load, matches, said
-from hybrid_memory.service.knowledge.lexicon import language
+from hybrid_memory.service.knowledge.statements.classifier import WEIGHTS, read, shipped
+from hybrid_memory.service.knowledge.statements.clauses import answered, clauses
+from hybrid_memory.service.knowledge.statements.cues import Said, cues
+from hybrid_memory.service.knowledge.statements.finder import FEATURES, find
+from hybrid_memory.service.knowledge.statements.labelled import SHIPPED, load, matches, said
+from hybrid_memory.service.knowledge.statements.lexicon import language
 from tests.fakes import FakeEmbedder
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements" / "holdout.jsonl"

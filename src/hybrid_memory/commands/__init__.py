@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hybrid_memory.host.lock import add_data_dir_argument
 from hybrid_memory.host.wire import Reply
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recall.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
     recall.add_argument("--limit", type=_limit, default=5, metavar="N", help="hits, 1..50 (default 5)")
     recall.add_argument("--json", action="store_true", help="the structured result as JSON")
-    recall.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(recall)
 
 
 def add_forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +48,7 @@ def add_forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "Joins a running server; without one, opens the store.",
     )
     forget.add_argument("--project", required=True, help="the project to forget, as stats and view name it")
-    forget.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(forget)
 
 
 def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,7 +68,7 @@ def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="ID",
         help="move only this thread's (session's) memories; repeatable; notes stay",
     )
-    move.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(move)
 
 
 def add_sync_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,7 +82,7 @@ def add_sync_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "to give it its memory.",
     )
     sync.add_argument("remote", type=_remote, help="a folder, a path to a bare git repository, or a git URL")
-    sync.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(sync)
     sync.set_defaults(project=None)
 
 

@@ -15,6 +15,10 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 SOCKET_NAME = "serve.sock"
 HOST_LOCK_NAME = "serve.lock"
@@ -49,6 +53,11 @@ def data_dir_from_env(flag: Path | None = None) -> Path:
     env = {name.upper(): value.strip() for name, value in os.environ.items()}
     named = env.get("HYBRID_MEMORY_DATA_DIR")
     return Path(named).expanduser() if named else default_data_dir()
+
+
+def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--data-dir`` option of each command that reaches the store (see :func:`data_dir_from_env`)."""
+    parser.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
 def socket_path(data_dir: Path) -> Path:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hybrid_memory.host.lock import add_data_dir_argument
 from hybrid_memory.integrations.hooks import EVENTS
 
 if TYPE_CHECKING:  # the parser is built on every command's path, joined ones included
@@ -35,7 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         type=Path,
         help="transcript files, or directories of them (e.g. ~/.claude/projects/<project-dir>)",
     )
-    imp.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
+    add_data_dir_argument(imp)
     imp.set_defaults(project=None)
 
 

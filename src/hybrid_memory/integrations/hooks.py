@@ -144,8 +144,11 @@ def _capture(config: HookConfig, payload: dict[str, Any], *, ended: bool) -> Non
 
     transcript = _transcript(payload)
     # The session's project is where it started: an agent that cd'd into a subfolder does not move it.
+    # A start directory that is not on this machine (gone since, or a copied transcript) names no
+    # repository: the hook's own cwd does.
     home = started_in(transcript)
-    session_id, cwd = payload["session_id"], Path(home) if home else _cwd(payload)
+    started = Path(home) if home and Path(home).is_dir() else None
+    session_id, cwd = payload["session_id"], started or _cwd(payload)
     pending.keep(config, session_id, transcript, cwd)  # before trying: a failure cannot lose it
     if not config.detach:
         pending.attempt(config, session_id, lock_timeout_s=config.timeout_s)

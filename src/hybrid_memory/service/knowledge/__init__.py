@@ -1,4 +1,5 @@
-"""From conversations to knowledge: feedback, thread summaries, the graph map, distillation, consolidation."""
+"""From conversations to knowledge: capture/ (notes drawn from a session, with statements/, the
+statement finder), feedback, thread summaries, the graph map, distillation."""
 
 HARVEST_META = "hybrid-memory/harvest"
 """The ``_meta`` key of a captured remember_thread: true asks the host to draw notes, entities and the

@@ -26,10 +26,11 @@ from hybrid_memory.models.knowledge import (
     ThreadSummaryResult,
 )
 from hybrid_memory.service._pages import every
-from hybrid_memory.service.knowledge import digest, distill, feedback, graphmap, thread_summary
-from hybrid_memory.service.knowledge.cues import cues
-from hybrid_memory.service.knowledge.curate import Curator, NoteWriter
-from hybrid_memory.service.knowledge.harvest import Harvest, Harvester, HarvestWriter, said_of
+from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
+from hybrid_memory.service.knowledge.capture import digest
+from hybrid_memory.service.knowledge.capture.curate import Curator, NoteWriter
+from hybrid_memory.service.knowledge.capture.harvest import Harvest, Harvester, HarvestWriter, said_of
+from hybrid_memory.service.knowledge.statements.cues import cues
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.writes import validation

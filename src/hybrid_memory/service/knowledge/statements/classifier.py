@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from hybrid_memory.service.knowledge.labelled import DATA_DIR
+from hybrid_memory.service.knowledge.statements.labelled import DATA_DIR
 
 WEIGHTS = DATA_DIR / "statement_classifier.json"
 Matrix = npt.NDArray[np.float32]

@@ -18,7 +18,7 @@ from hybrid_memory.models.knowledge import (
     Distillation,
     DistillResult,
 )
-from hybrid_memory.service.knowledge.consolidate import Verdict, judge
+from hybrid_memory.service.knowledge.capture.consolidate import Verdict, judge
 from hybrid_memory.service.knowledge.distill import source_tags
 from hybrid_memory.service.writes.drafts import NoteDraft, NoteUpdate
 from hybrid_memory.service.writes.validation import MAX_TAG_CHARS, MAX_TAGS

@@ -3,8 +3,8 @@
 Run by the host after a captured remember_thread (the plugin's hooks and import-transcript
 share that path), over the turns of that call:
 
-- each statement the finder draws (:mod:`.finder`: cues and a classifier over clauses) becomes
-  a note under a deterministic id (project, kind, wording);
+- each statement the finder draws (:mod:`..statements.finder`: cues and a classifier over
+  clauses) becomes a note under a deterministic id (project, kind, wording);
   stated again, in the same words or close ones (embedding), it *reinforces* that note
   (importance up, modified now, a new ``src:`` tag) rather than copying it; a change
   ("we moved billing from Postgres 16 to CockroachDB", or a new value for the same thing)
@@ -40,9 +40,11 @@ from hybrid_memory.models import (
     Scope,
     utcnow,
 )
-from hybrid_memory.service.knowledge import changes, consolidate
 from hybrid_memory.service.knowledge._text import content_words
-from hybrid_memory.service.knowledge.cues import (
+from hybrid_memory.service.knowledge.capture import changes, consolidate
+from hybrid_memory.service.knowledge.capture.entities import Entity, mentioned, services
+from hybrid_memory.service.knowledge.distill import SOURCE_TAG
+from hybrid_memory.service.knowledge.statements.cues import (
     CAPTURED,
     MAX_MESSAGE_CHARS,
     MAX_SENTENCE_CHARS,
@@ -50,9 +52,7 @@ from hybrid_memory.service.knowledge.cues import (
     Said,
     key,
 )
-from hybrid_memory.service.knowledge.distill import SOURCE_TAG
-from hybrid_memory.service.knowledge.entities import Entity, mentioned, services
-from hybrid_memory.service.knowledge.finder import find
+from hybrid_memory.service.knowledge.statements.finder import find
 from hybrid_memory.service.writes.drafts import DryRun, NoteDraft
 from hybrid_memory.service.writes.notes import NotePlan
 from hybrid_memory.service.writes.validation import MAX_TAGS

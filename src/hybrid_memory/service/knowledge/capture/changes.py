@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from hybrid_memory.service.knowledge._text import content_words
-from hybrid_memory.service.knowledge.consolidate import values
+from hybrid_memory.service.knowledge.capture.consolidate import values
 from hybrid_memory.text.words import sentences, words
 
 _VERB = (

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from hybrid_memory.models import NoteType
 from hybrid_memory.service.knowledge._text import SENTENCE_END, content_words
-from hybrid_memory.service.knowledge.clauses import PLAN, SCAFFOLD, prose
+from hybrid_memory.service.knowledge.statements.clauses import PLAN, SCAFFOLD, prose
 from hybrid_memory.text import activity
 
 CAPTURED = "captured"

@@ -24,11 +24,11 @@ from typing import Literal
 import numpy as np
 
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.service.knowledge import lexicon
-from hybrid_memory.service.knowledge.classifier import Classifier, Matrix, shipped
-from hybrid_memory.service.knowledge.clauses import Clause, clauses
-from hybrid_memory.service.knowledge.cues import Cue, Said, cue_kind, cues, key, replaced
-from hybrid_memory.service.knowledge.lexicon import language
+from hybrid_memory.service.knowledge.statements import lexicon
+from hybrid_memory.service.knowledge.statements.classifier import Classifier, Matrix, shipped
+from hybrid_memory.service.knowledge.statements.clauses import Clause, clauses
+from hybrid_memory.service.knowledge.statements.cues import Cue, Said, cue_kind, cues, key, replaced
+from hybrid_memory.service.knowledge.statements.lexicon import language
 
 Mode = Literal["cues", "classifier", "both"]
 FEATURES = (*lexicon.NAMES, "cue")

@@ -13,9 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from hybrid_memory.embeddings.base import Embedder
-from hybrid_memory.service.knowledge.classifier import Classifier, Matrix, fit
-from hybrid_memory.service.knowledge.finder import FEATURES, Candidate, candidates, rows
-from hybrid_memory.service.knowledge.labelled import Session, said, stated
+from hybrid_memory.service.knowledge.statements.classifier import Classifier, Matrix, fit
+from hybrid_memory.service.knowledge.statements.finder import FEATURES, Candidate, candidates, rows
+from hybrid_memory.service.knowledge.statements.labelled import Session, said, stated
 
 PRECISION = 0.85
 """The cross-validated precision the threshold is chosen for (the lowest threshold that keeps it)."""

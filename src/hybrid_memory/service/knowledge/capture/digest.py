@@ -9,7 +9,7 @@ Open: <failing tests, what was left for later, a last request with no answer>
 
 A line with nothing to say is left out. Deterministic: the turns' prose (pasted output, logs,
 tracebacks, tables, notifications and code left out: :mod:`hybrid_memory.text.junk`), their
-activity lines (see :mod:`~hybrid_memory.service.knowledge.entities`) and the session's cues.
+activity lines (see :mod:`~hybrid_memory.service.knowledge.capture.entities`) and the session's cues.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 
 from hybrid_memory.service.knowledge._text import content_words
-from hybrid_memory.service.knowledge.cues import Cue, Said
-from hybrid_memory.service.knowledge.entities import command_name
+from hybrid_memory.service.knowledge.capture.entities import command_name
+from hybrid_memory.service.knowledge.statements.cues import Cue, Said
 from hybrid_memory.text.junk import junk, prose
 from hybrid_memory.text.questions import asks
 from hybrid_memory.text.words import cut, sentences

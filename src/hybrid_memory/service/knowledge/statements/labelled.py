@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hybrid_memory.service.knowledge.cues import Said
+from hybrid_memory.service.knowledge.statements.cues import Said
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SHIPPED = DATA_DIR / "statements.jsonl"
