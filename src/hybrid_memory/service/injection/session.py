@@ -16,7 +16,7 @@ from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.models import Memory, MemoryContext, MemoryFilter, MemoryKind, Scope
 from hybrid_memory.service._pages import pages
 from hybrid_memory.service.injection.render import Count, line, one_line, sections
-from hybrid_memory.service.knowledge.cues import certainty
+from hybrid_memory.service.knowledge.statements.cues import certainty
 from hybrid_memory.service.knowledge.thread_summary import SOURCE as THREAD_SUMMARY
 from hybrid_memory.text.citation import HOW_TO_CITE, cite
 from hybrid_memory.text.junk import junk
