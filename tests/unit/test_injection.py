@@ -8,7 +8,12 @@ from datetime import UTC, datetime
 from hybrid_memory.models import Memory, MemoryKind, NoteType, RecallHit
 from hybrid_memory.service.injection.prompt import HEADER, anchors, clears, prompt_parts, worth_showing
 from hybrid_memory.service.injection.render import fit, line, sections
-from hybrid_memory.service.injection.session import digest_lines
+from hybrid_memory.service.injection.session import (
+    EARLIER_HEADER,
+    assemble,
+    digest_lines,
+    earlier_lines,
+)
 from hybrid_memory.text.filler import is_filler
 from hybrid_memory.text.repeats import Distinct
 from hybrid_memory.text.words import normalized
@@ -161,3 +166,59 @@ def test_the_digest_leaves_out_what_the_notes_above_it_say() -> None:
         "- [memory:d] (2026-11-05) Asked: Add the settings screen",
         "- [memory:d] Changed: edited app/store.ts; ran pnpm test (ok)",
     ]
+
+
+def _digest(memory_id: str, day: int, text: str) -> Memory:
+    return Memory(
+        id=memory_id,
+        kind=MemoryKind.SUMMARY,
+        text=text,
+        project="p",
+        thread_id=f"s{day}",
+        created_at=WHEN.replace(day=day),
+    )
+
+
+def test_earlier_sessions_are_one_dated_goal_line_each() -> None:
+    earlier = [
+        _digest(
+            "e2",
+            18,
+            "Goal: Move the invoice export to a background job, and keep the CSV columns as they are "
+            "today because finance parses them with a macro that nobody wants to touch again this year\n"
+            "Changed: edited export.py; ran pytest (passed)",
+        ),
+        _digest("e1", 17, "Changed: edited README.md"),  # no goal: no line
+        _digest("e0", 16, "Asked: Add the settings screen | fix the login redirect"),
+    ]
+    lines = earlier_lines(earlier, Distinct())
+    assert lines[0].startswith("- [memory:e2] (2026-11-18) Move the invoice export to a background job")
+    assert lines[0].endswith("…")  # compact: cut, the citation reads the rest
+    assert len(lines[0]) < 200
+    assert lines[1:] == ["- [memory:e0] (2026-11-16) Add the settings screen"]
+
+
+def test_an_earlier_goal_already_shown_or_junk_is_left_out() -> None:
+    shown = _digest("a", 12, "Goal: Add the settings screen")
+    pasted = _digest(
+        "b", 11, "Goal: Read the output file to retrieve the result: /private/tmp/tasks/b1.output"
+    )
+    assert earlier_lines([shown, pasted], Distinct("Add the settings screen")) == []
+
+
+def test_session_start_shows_earlier_goals_between_the_digest_and_core_within_budget() -> None:
+    notes = [f"- [memory:n{i}] (decision) rule number {i} " + "x " * 20 for i in range(30)]
+    digest = ["- [memory:d] (2026-11-20) Goal: add the cache", "- [memory:d] Open: the cache key"]
+    earlier = ["- [memory:e1] (2026-11-19) Move the export to a job", "- [memory:e0] (2026-11-18) Fix login"]
+    core = ["- [memory:c] the on-call phone is 555-0100"]
+    text = assemble(notes, digest, core, 400, _words, earlier)
+    assert _words(text) <= 400
+    blocks = text.split("\n\n")
+    assert [b.splitlines()[0] for b in blocks[1:]] == [
+        "Rules and decisions in force (most important first):",
+        "The most recent session:",
+        EARLIER_HEADER,
+        "Pinned:",
+    ]
+    assert blocks[3].splitlines()[1:] == earlier
+    assert EARLIER_HEADER not in assemble(notes, digest, core, 400, _words)

@@ -199,5 +199,5 @@ async def test_a_note_only_the_classifier_found_says_so_in_its_tags(embedder: Em
     [cued] = await find(_user("never push straight to main"), embedder)
     assert cued.tags == ["captured", "rule"]
     [classified] = await find(_user("pls dont touch the migrations folder, those are generated"), embedder)
-    assert classified.tags == ["captured", "rule", "classified"]
+    assert classified.tags == ["captured", "rule", "classified", f"p:{classified.score:.3f}"]
     assert 0.5 < classified.score < 1.0

@@ -58,8 +58,8 @@ class Injector:
         return Injection(text, list(dict.fromkeys(ids)), self._count(text) if text else 0)
 
     async def session_start(self, scope: Scope, session_id: str | None, limits: Limits) -> Injection:
-        """The project's notes in force, the last session's digest and core memory, within
-        ``limits.context_tokens``."""
+        """The project's notes in force, the last session's digest, the goals of the sessions before
+        it and core memory, within ``limits.context_tokens``."""
         if limits.context_tokens <= 0:
             return Injection()
         service = self._service
@@ -67,12 +67,15 @@ class Injector:
             scope, sessions.CONTEXT_QUERY, thread_id=None, max_tokens=CONTEXT_SCAN_TOKENS
         )
         distinct = Distinct()
-        notes = sessions.note_lines(context, distinct)
-        digest = sessions.digest_lines(
-            await sessions.last_digest(service.stores.vectors, scope, session_id), distinct
+        sure = await sessions.certainties(service.stores.graph, scope, context)
+        notes = sessions.note_lines(context, distinct, sure)
+        recent = await sessions.recent_digests(
+            service.stores.vectors, scope, session_id, 1 + sessions.EARLIER_SESSIONS
         )
+        digest = sessions.digest_lines(recent[0] if recent else None, distinct)
+        earlier = sessions.earlier_lines(recent[1:], distinct)
         core = sessions.core_lines(context, distinct)
-        text = sessions.assemble(notes, digest, core, limits.context_tokens, self._count)
+        text = sessions.assemble(notes, digest, core, limits.context_tokens, self._count, earlier)
         return self._done(text, [i for i in cited(text) if i != "<id>"])
 
     async def prompt(

@@ -1,4 +1,5 @@
-"""What a new session is told first: the project's notes in force, the last session's digest, core.
+"""What a new session is told first: the project's notes in force, the last session's digest, the
+goals of the sessions before it, core.
 
 Each section is a function of its own (what it finds, as cited lines); :func:`assemble`
 fits them to the budget, each within its share first. Every line cites its memory; no
@@ -7,13 +8,15 @@ text is shown twice; nothing superseded is shown.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from hybrid_memory.backends.base import VectorStore
+from hybrid_memory.backends.base import GraphStore, VectorStore
 from hybrid_memory.models import Memory, MemoryContext, MemoryFilter, MemoryKind, Scope
 from hybrid_memory.service._pages import pages
 from hybrid_memory.service.injection.render import Count, line, one_line, sections
+from hybrid_memory.service.knowledge.statements.cues import certainty
 from hybrid_memory.service.knowledge.thread_summary import SOURCE as THREAD_SUMMARY
 from hybrid_memory.text.citation import HOW_TO_CITE, cite
 from hybrid_memory.text.junk import junk
@@ -23,22 +26,45 @@ CONTEXT_QUERY = "decisions, preferences, conventions and facts about this projec
 HEADER = f"Long-term memory of this project ({HOW_TO_CITE}; read_memory gives more)."
 NOTES_HEADER = "Rules and decisions in force (most important first):"
 DIGEST_HEADER = "The most recent session:"
+EARLIER_HEADER = "Sessions before it:"
 CORE_HEADER = "Pinned:"
-SHARES = (0.55, 0.3, 0.15)
-"""Of the budget, what notes, the digest and core memory get first (then what is left, in order)."""
+SHARES = (0.5, 0.27, 0.1, 0.13)
+"""Of the budget, what notes, the last digest, the earlier sessions' goals and core memory get first
+(then what is left, in order)."""
+MIN_CLASSIFIED = 0.97
+"""A note the statement classifier drew with no cue is shown from this probability. On the labelled
+dev sessions, each project scored by a classifier trained without it: 12 of 12 such notes right at
+0.97 (15 of 19 at the finder's own 0.93), keeping 12 of its 15 right notes."""
+EARLIER_SESSIONS = 2
+"""The sessions before the most recent one whose goal is shown (one line each)."""
+EARLIER_CHARS = 160
+"""An earlier session's goal is cut here: enough to say what it was for; the citation reads the rest."""
+_GOAL_LABELS = ("goal", "asked")
 _DIGEST_LABEL = re.compile(r"^[A-Z][a-z]+: ")
 _DIGEST_PARTS = re.compile(r";\s+|\s+\|\s+")
 """Where a digest line joins its items: "a; b" (decisions, changes), "a | b" (requests)."""
 _DIGEST_ORDER = {"goal": 0, "asked": 0, "open": 1, "changed": 2, "decided": 3}
 
 
-def note_lines(context: MemoryContext, distinct: Distinct) -> list[str]:
-    """The project's current decisions, rules, preferences and facts, most important first."""
+def note_lines(
+    context: MemoryContext, distinct: Distinct, sure: Mapping[str, float] | None = None
+) -> list[str]:
+    """The project's current decisions, rules, preferences and facts, most important first; of those
+    the statement classifier drew alone (``sure``: note id -> its probability), only the confident."""
     return [
         line(n.id, n.text, n.role or "note")
         for n in context.notes
-        if junk(n.text) is None and distinct.new(n.text)  # stored before the junk filter: checked again
+        if (sure or {}).get(n.id, 1.0) >= MIN_CLASSIFIED
+        and junk(n.text) is None  # stored before the junk filter: checked again
+        and distinct.new(n.text)
     ]
+
+
+async def certainties(graph: GraphStore, scope: Scope, context: MemoryContext) -> dict[str, float]:
+    """How sure the finder was of each of the context's notes (1.0: stated by a person or a cue)."""
+    if not context.notes:
+        return {}
+    return {n.id: certainty(n.tags) for n in await graph.get_notes(scope, [n.id for n in context.notes])}
 
 
 def core_lines(context: MemoryContext, distinct: Distinct) -> list[str]:
@@ -46,18 +72,37 @@ def core_lines(context: MemoryContext, distinct: Distinct) -> list[str]:
     return [line(c.id, c.text) for c in context.core if distinct.new(c.text)]
 
 
-async def last_digest(vectors: VectorStore, scope: Scope, session_id: str | None) -> Memory | None:
-    """The digest of the project's most recent session other than ``session_id`` (its thread summary,
-    dated by the session's last turn); None before any."""
-    latest: Memory | None = None
+async def recent_digests(
+    vectors: VectorStore, scope: Scope, session_id: str | None, count: int
+) -> list[Memory]:
+    """The digests of the project's ``count`` most recent sessions other than ``session_id``, newest
+    first (a session's digest is dated by its last turn)."""
+    latest: list[Memory] = []
     flt = MemoryFilter(scope=scope, kinds=[MemoryKind.SUMMARY])
     async for page in pages(vectors, flt):
-        for memory in page:
-            if memory.source != THREAD_SUMMARY or memory.thread_id in (None, session_id):
-                continue
-            if latest is None or memory.created_at > latest.created_at:
-                latest = memory
+        digests = [m for m in page if m.source == THREAD_SUMMARY and m.thread_id not in (None, session_id)]
+        latest = heapq.nlargest(count, [*latest, *digests], key=lambda m: m.created_at)
     return latest
+
+
+def goal_line(digest: Memory, distinct: Distinct) -> str | None:
+    """One short cited line of what an earlier session set out to do (its digest's Goal), dated; None
+    when its digest has no goal worth showing or one shown above already."""
+    for row in digest.text.splitlines():
+        label, _, body = row.strip().partition(": ")
+        if label.lower() not in _GOAL_LABELS or not body.strip():
+            continue
+        first = _DIGEST_PARTS.split(body)[0].strip()
+        if not first or junk(first) is not None or not distinct.new(first):
+            return None
+        date = digest.created_at.date().isoformat()
+        return f"- {cite(digest.id)} ({date}) {one_line(first, EARLIER_CHARS)}"
+    return None
+
+
+def earlier_lines(digests: Sequence[Memory], distinct: Distinct) -> list[str]:
+    """The goal line of each earlier session (newest first), those with one."""
+    return [g for g in (goal_line(d, distinct) for d in digests) if g is not None]
 
 
 def digest_lines(digest: Memory | None, distinct: Distinct) -> list[str]:
@@ -83,12 +128,22 @@ def digest_lines(digest: Memory | None, distinct: Distinct) -> list[str]:
 
 
 def assemble(
-    notes: Sequence[str], digest: Sequence[str], core: Sequence[str], budget: int, count: Count
+    notes: Sequence[str],
+    digest: Sequence[str],
+    core: Sequence[str],
+    budget: int,
+    count: Count,
+    earlier: Sequence[str] = (),
 ) -> str:
     """The sections within ``budget`` tokens under one header; empty when nothing fits."""
     body = budget - count(HEADER) - 2
     shown = sections(
-        [(NOTES_HEADER, list(notes)), (DIGEST_HEADER, list(digest)), (CORE_HEADER, list(core))],
+        [
+            (NOTES_HEADER, list(notes)),
+            (DIGEST_HEADER, list(digest)),
+            (EARLIER_HEADER, list(earlier)),
+            (CORE_HEADER, list(core)),
+        ],
         body,
         SHARES,
         count,

@@ -21,6 +21,9 @@ class Recaller:
         self._stores = stores
         self._max_chars = settings.max_content_chars
         self.config = config or recall_config(settings.ranking, timeout_s=settings.backend_timeout_s)
+        self._last_vector: tuple[str, list[float]] | None = None
+        """The last query embedded and its vector: a prompt recalled again over the notes is not
+        embedded twice."""
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
@@ -58,8 +61,12 @@ class Recaller:
     async def _query_vector(self, s: state.RecallState, config: RecallConfig) -> list[float] | None:
         if not config.dense.enabled:
             return None
+        if self._last_vector is not None and self._last_vector[0] == s.query:
+            return self._last_vector[1]
         try:
-            return await self._stores.embedder.embed_query(s.query)
+            vector = await self._stores.embedder.embed_query(s.query)
         except BackendError as exc:  # no model: the keyword channels need none and still answer
             channels.skip(s, "dense", exc)
             return None
+        self._last_vector = (s.query, vector)
+        return vector

@@ -27,6 +27,8 @@ CAPTURED = "captured"
 """The tag of every note and entity drawn from a conversation."""
 CLASSIFIED = "classified"
 """The tag of a note the statement classifier drew, with no cue: less sure than a cue's."""
+PROBABILITY = "p:"
+"""The tag of a classified note's probability (``p:0.973``), beside :data:`CLASSIFIED`."""
 KINDS = {"rule": NoteType.DECISION, "decision": NoteType.DECISION}
 MAX_MESSAGE_CHARS = 3_000
 """A longer user turn is most likely pasted text (a log, a document): its sentences are not the user's."""
@@ -71,7 +73,22 @@ class Cue:
     @property
     def tags(self) -> list[str]:
         """``captured``, the kind, and ``classified`` where only the classifier found it (not a cue)."""
-        return [CAPTURED, self.kind, *([CLASSIFIED] if self.score < 1.0 else [])]
+        sure = [CLASSIFIED, f"{PROBABILITY}{self.score:.3f}"] if self.score < 1.0 else []
+        return [CAPTURED, self.kind, *sure]
+
+
+def certainty(tags: Sequence[str]) -> float:
+    """How sure the finder was of a note, from its tags: 1.0 unless :data:`CLASSIFIED`, else its
+    probability (0.0 where a classified note has none recorded)."""
+    if CLASSIFIED not in tags:
+        return 1.0
+    for tag in tags:
+        if tag.startswith(PROBABILITY):
+            try:
+                return float(tag.removeprefix(PROBABILITY))
+            except ValueError:
+                return 0.0
+    return 0.0
 
 
 _FILLER = re.compile(
