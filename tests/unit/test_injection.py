@@ -206,6 +206,15 @@ def test_an_earlier_goal_already_shown_or_junk_is_left_out() -> None:
     assert earlier_lines([shown, pasted], Distinct("Add the settings screen")) == []
 
 
+def test_an_earlier_goal_stating_what_a_later_note_superseded_is_left_out() -> None:
+    stale = _digest("c", 10, "Goal: We use Postgres 16 for billing, not MySQL. Tests run with make test.")
+    other = _digest("d", 9, "Goal: Add the settings screen")
+    closed = ["we use postgres 16 for billing, not mysql"]
+    assert earlier_lines([stale, other], Distinct(), closed) == [
+        "- [memory:d] (2026-11-09) Add the settings screen"
+    ]
+
+
 def test_session_start_shows_earlier_goals_between_the_digest_and_core_within_budget() -> None:
     notes = [f"- [memory:n{i}] (decision) rule number {i} " + "x " * 20 for i in range(30)]
     digest = ["- [memory:d] (2026-11-20) Goal: add the cache", "- [memory:d] Open: the cache key"]

@@ -73,7 +73,8 @@ class Injector:
             service.stores.vectors, scope, session_id, 1 + sessions.EARLIER_SESSIONS
         )
         digest = sessions.digest_lines(recent[0] if recent else None, distinct)
-        earlier = sessions.earlier_lines(recent[1:], distinct)
+        closed = await sessions.superseded(service.stores.graph, scope, recent[1:])
+        earlier = sessions.earlier_lines(recent[1:], distinct, closed)
         core = sessions.core_lines(context, distinct)
         text = sessions.assemble(notes, digest, core, limits.context_tokens, self._count, earlier)
         return self._done(text, [i for i in cited(text) if i != "<id>"])

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from hybrid_memory.backends.base import GraphStore, VectorStore
-from hybrid_memory.models import Memory, MemoryContext, MemoryFilter, MemoryKind, Scope
+from hybrid_memory.models import Memory, MemoryContext, MemoryFilter, MemoryKind, NoteFilter, Scope
 from hybrid_memory.service._pages import pages
 from hybrid_memory.service.injection.render import Count, line, one_line, sections
 from hybrid_memory.service.knowledge.statements.cues import certainty
@@ -85,24 +85,42 @@ async def recent_digests(
     return latest
 
 
-def goal_line(digest: Memory, distinct: Distinct) -> str | None:
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+async def superseded(graph: GraphStore, scope: Scope, digests: Sequence[Memory]) -> list[str]:
+    """What the sessions of ``digests`` stated that a later note has since closed: their goals must
+    not bring it back."""
+    closed: list[str] = []
+    for digest in digests:
+        if digest.thread_id:
+            notes = await graph.list_notes(NoteFilter(scope=scope, thread_id=digest.thread_id), limit=200)
+            closed += [_plain(n.content) for n in notes if n.valid_to is not None and n.content.strip()]
+    return closed
+
+
+def goal_line(digest: Memory, distinct: Distinct, closed: Sequence[str] = ()) -> str | None:
     """One short cited line of what an earlier session set out to do (its digest's Goal), dated; None
-    when its digest has no goal worth showing or one shown above already."""
+    when its digest has no goal worth showing, one shown above already, or one that states what a
+    later note superseded (``closed``)."""
     for row in digest.text.splitlines():
         label, _, body = row.strip().partition(": ")
         if label.lower() not in _GOAL_LABELS or not body.strip():
             continue
         first = _DIGEST_PARTS.split(body)[0].strip()
-        if not first or junk(first) is not None or not distinct.new(first):
+        if not first or junk(first) is not None or any(c in _plain(first) for c in closed):
+            return None
+        if not distinct.new(first):
             return None
         date = digest.created_at.date().isoformat()
         return f"- {cite(digest.id)} ({date}) {one_line(first, EARLIER_CHARS)}"
     return None
 
 
-def earlier_lines(digests: Sequence[Memory], distinct: Distinct) -> list[str]:
+def earlier_lines(digests: Sequence[Memory], distinct: Distinct, closed: Sequence[str] = ()) -> list[str]:
     """The goal line of each earlier session (newest first), those with one."""
-    return [g for g in (goal_line(d, distinct) for d in digests) if g is not None]
+    return [g for g in (goal_line(d, distinct, closed) for d in digests) if g is not None]
 
 
 def digest_lines(digest: Memory | None, distinct: Distinct) -> list[str]:
