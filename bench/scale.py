@@ -138,13 +138,32 @@ class Stores:
             self._stack = None
 
 
+PROGRESS_EVERY = 50_000
+"""Memories between two progress lines on stderr while a store grows."""
+
+
 async def grow(
     service: MemoryService, rng: random.Random, threads: int, stored: int, size: int
 ) -> dict[str, Any]:
-    """Remember threads until ``size`` memories are stored; the rate per wall and CPU second."""
+    """Remember threads until ``size`` memories are stored; the rate per wall and CPU second.
+
+    Every ``PROGRESS_EVERY`` memories a line on stderr: how far, how fast, the RSS.
+    """
     wall = cpu = 0.0
     before = stored
+    began = perf_counter()
+    next_line = (stored // PROGRESS_EVERY + 1) * PROGRESS_EVERY
     while stored < size:
+        if stored >= next_line:
+            next_line += PROGRESS_EVERY
+            m = proc_status()
+            print(
+                f"{stored:>9,} stored | {(stored - before) / (perf_counter() - began):.0f} msg/s since "
+                f"{before:,} | RSS {m['VmRSS']:.0f} MB (anon {m['RssAnon']:.0f}), peak {m['VmHWM']:.0f} MB "
+                f"| load {os.getloadavg()[0]:.1f}",
+                file=sys.stderr,
+                flush=True,
+            )
         draft = ThreadDraft(f"thread-{threads}", synthetic_thread(rng, threads))
         started, started_cpu = perf_counter(), time.process_time()
         result = await service.remember_thread(SCOPE, draft)

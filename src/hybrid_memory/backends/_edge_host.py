@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import logging
 import os
 import shutil
@@ -20,6 +18,11 @@ import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
+from hybrid_memory.backends._process_memory import (
+    limit_malloc_arenas,
+    release_freed_memory,
+    release_mapped_pages,
+)
 from hybrid_memory.backends._store_dir import IDENTITY_FILE, lock_directory, read_identity, write_identity
 from hybrid_memory.backends._wal_sync import WalSync
 from hybrid_memory.errors import (
@@ -34,6 +37,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SHARD_DIR = "shard"
+SEGMENTS_DIR = "segments"
 TEMP_SEGMENTS_DIR = "temp_segments"
 """Where Edge builds a segment during an optimize; what a finished build leaves there it moves out."""
 OPTIMIZE_AFTER_POINTS = 1000
@@ -46,22 +50,8 @@ CHECKPOINT_EVERY_S = 30.0
 """Edge's full flush runs when the store is idle, and at least this often under steady writes."""
 
 
-def _find_malloc_trim() -> Callable[[int], int] | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-    except OSError:
-        return None
-    return getattr(libc, "malloc_trim", None)  # glibc's; other C libraries have none
-
-
-_MALLOC_TRIM = _find_malloc_trim()
-
-
-def _release_freed_memory() -> None:
-    """Give the heap pages an index build freed back to the system: glibc keeps them otherwise
-    (25-40 MB after building a 10k store's index)."""
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
+RELEASE_AFTER_POINTS = 5000
+"""Written points after which the store's file pages are let go during a long ingest."""
 
 
 def _clear_interrupted_builds(temp_segments: Path) -> None:
@@ -98,9 +88,11 @@ def _allocated(path: Path) -> int:
     return sum(entry.lstat().st_blocks * 512 for entry in entries)
 
 
-MAX_SEGMENT_KB = 200_000
-"""An index build makes segments of at most this much vector data (~200k memories): what one build
-holds in memory stays bounded however large the store grows."""
+MAX_SEGMENT_KB = 50_000
+"""An index build makes segments of at most this much vector data (~65k memories of float16): a
+build maps every page of the segments it merges and writes (about 5 kB a memory) and holds its
+new indexes beside the old, so what the process holds at its peak is bounded by this, however
+large the store grows (at 200 MB, a 100k store's one build added 700 MB to the resting 300)."""
 INDEXING_THRESHOLD_KB = 5_000
 """A segment gets its HNSW index past this much vector data: ~6,500 memories, as with Edge's
 default (10 MB) when the vectors were float32."""
@@ -108,7 +100,8 @@ default (10 MB) when the vectors were float32."""
 
 def _edge_config(dimension: int, *, datatype: qe.VectorStorageDatatype | None = None) -> qe.EdgeConfig:
     """The store's layout: dense vectors kept on disk as float16, searched through an int8 copy
-    in memory and rescored from disk; the keyword indexes in memory.
+    in memory and rescored from disk; the keyword (BM25) indexes memory-mapped, read as a query
+    needs them.
 
     ``datatype``: the dense vectors' storage type of a store made before float16 (float32).
     """
@@ -124,8 +117,10 @@ def _edge_config(dimension: int, *, datatype: qe.VectorStorageDatatype | None = 
     return qe.EdgeConfig(
         vectors={common.DENSE_VECTOR: dense},
         sparse_vectors={
-            common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
-            common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
+            common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=qe.Memory.Cold),
+            common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(
+                modifier=qe.Modifier.Idf, memory=qe.Memory.Cold
+            ),
         },
         optimizers=qe.EdgeOptimizersConfig(
             max_segment_size=MAX_SEGMENT_KB, indexing_threshold=INDEXING_THRESHOLD_KB
@@ -165,7 +160,9 @@ class EdgeHost:
         self._due_since = 0.0  # when the pending points last reached OPTIMIZE_AFTER_POINTS (or a build ended)
         self._unflushed = False  # written since Edge's last full flush (durable through the WAL sync)
         self._checkpointed = 0.0
+        self._unreleased = 0  # points written since the store's file pages were last let go
         self._wal = WalSync(self._path / SHARD_DIR / "wal")
+        self._segments = self._path / SHARD_DIR / SEGMENTS_DIR
         self._stopping = False
         self._last_call = 0.0
         self._in_flight = 0  # requests being served (in_use): the store is not idle while any is
@@ -212,6 +209,7 @@ class EdgeHost:
             await anyio.to_thread.run_sync(self._close_sync)
 
     def _open_sync(self, wanted: common.StoreIdentity) -> None:
+        limit_malloc_arenas()  # before Edge starts its threads
         self._path.mkdir(parents=True, exist_ok=True)
         lock_fd = lock_directory(self._path)
         shard: qe.EdgeShard | None = None
@@ -226,6 +224,7 @@ class EdgeHost:
                 if name not in existing:
                     shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
             shard.flush()
+            release_mapped_pages(self._segments)  # what loading read; recalls map back what they use
         except BaseException as exc:
             if shard is not None:
                 with contextlib.suppress(Exception):
@@ -329,7 +328,13 @@ class EdgeHost:
                 self._due_since = time.monotonic()
             self._pending += points
             self._unflushed = True
+            self._unreleased += points
+            release = self._unreleased >= RELEASE_AFTER_POINTS
+            if release:
+                self._unreleased = 0
             self._wake.notify_all()
+        if release:
+            await anyio.to_thread.run_sync(self._release_if_free)
 
     def _optimize_loop(self) -> None:
         while True:
@@ -372,22 +377,49 @@ class EdgeHost:
         with self._wake:
             self._unflushed = False
             self._checkpointed = time.monotonic()
-        self._locked(lambda shard: shard.flush(), wait_s=None)
+        self._locked(self._flush, wait_s=None)
+
+    def _flush(self, shard: qe.EdgeShard) -> None:
+        shard.flush()
+        self._release(shard)
+
+    def _release(self, _shard: qe.EdgeShard) -> None:
+        """Let go of the store's file pages (:func:`release_mapped_pages`); called with the lock held."""
+        release_mapped_pages(self._segments)
+
+    def _release_if_free(self) -> None:
+        """:meth:`_release` unless a call (a build) holds the store: it lets go when it ends."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._shard is not None:
+                self._release(self._shard)
+        finally:
+            self._lock.release()
 
     def _optimize_sync(self, *, wait_s: float | None) -> bool:
         with self._wake:
             pending = self._pending
         started = time.monotonic()
         try:
-            changed = self._locked(lambda shard: shard.optimize(), wait_s=wait_s)
+            changed = self._locked(self._build, wait_s=wait_s)
         finally:
             with self._wake:  # points written meanwhile stay pending; a failure waits for new ones
                 self._pending = max(0, self._pending - pending)
                 self._due_since = time.monotonic()
         if changed:
-            _release_freed_memory()
+            release_freed_memory()
             logger.info("optimized the memory store at %s in %.1fs", self._path, time.monotonic() - started)
         return changed
+
+    def _build(self, shard: qe.EdgeShard) -> bool:
+        """Edge's optimize, the pages it maps let go before and after: a build reads every segment it
+        merges, and what the process holds at its peak is then what is resident plus that one build."""
+        self._release(shard)
+        try:
+            return shard.optimize()
+        finally:
+            self._release(shard)
 
     async def optimize(self) -> bool:
         """Build the indexes that are due now (the store waits meanwhile); True when anything changed."""

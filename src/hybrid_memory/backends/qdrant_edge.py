@@ -76,6 +76,13 @@ def _edge_alive(c: common.Alive) -> qe.Filter:
     return qe.Filter(should=[qe.FieldCondition("pinned_kw", match=qe.MatchValue("true")), unexpired])
 
 
+def _stored_payload(memory: Memory) -> dict[str, object]:
+    """The payload of a new point without its empty fields (a null, an empty list): a chat turn's
+    payload is a third smaller on disk, and reading it back gives the same memory (they are the
+    defaults). A filter treats a missing field as it treats a null one."""
+    return {k: v for k, v in common.memory_to_payload(memory).items() if v is not None and v != []}
+
+
 def _edge_vector(vector: list[float] | SparseVector) -> list[float] | qe.SparseVector:
     if isinstance(vector, SparseVector):
         return qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
@@ -128,7 +135,7 @@ class EdgeVectorStore:
             points = []
             for record in records:
                 pid, vector = common.point_vectors(record, self._dimension, qe.SparseVector)
-                points.append(qe.Point(pid, vector, common.memory_to_payload(record.memory)))
+                points.append(qe.Point(pid, vector, _stored_payload(record.memory)))
             shard.update(qe.UpdateOperation.upsert_points(points))
 
         await self._host.run(write)
