@@ -55,6 +55,7 @@ from mcp import Client, StdioServerParameters
 from hybrid_memory.backends import open_graph_store, open_vector_store
 from hybrid_memory.embeddings import build_embedder
 from hybrid_memory.embeddings.base import Embedder
+from hybrid_memory.errors import BackendUnavailableError
 from hybrid_memory.models import MemoryFilter, Scope
 from hybrid_memory.service import MemoryService, RecallOptions, ThreadDraft
 from hybrid_memory.settings import Settings, load_settings
@@ -138,6 +139,8 @@ class Stores:
             self._stack = None
 
 
+RETRIES = 5
+"""Times a thread is sent again after the store said it was busy building its index."""
 PROGRESS_EVERY = 50_000
 """Memories between two progress lines on stderr while a store grows."""
 
@@ -151,6 +154,7 @@ async def grow(
     """
     wall = cpu = 0.0
     before = stored
+    retries = 0
     began = perf_counter()
     next_line = (stored // PROGRESS_EVERY + 1) * PROGRESS_EVERY
     while stored < size:
@@ -166,7 +170,14 @@ async def grow(
             )
         draft = ThreadDraft(f"thread-{threads}", synthetic_thread(rng, threads))
         started, started_cpu = perf_counter(), time.process_time()
-        result = await service.remember_thread(SCOPE, draft)
+        for attempt in range(RETRIES + 1):
+            try:
+                result = await service.remember_thread(SCOPE, draft)
+                break
+            except BackendUnavailableError:  # waited past the timeout behind an index build
+                if attempt == RETRIES:
+                    raise
+                retries += 1  # again, as a client would: idempotent per message
         wall += perf_counter() - started
         cpu += time.process_time() - started_cpu
         stored += result.chunks
@@ -178,6 +189,7 @@ async def grow(
         "messages": added,
         "messages_per_s": added / wall if wall else 0.0,
         "messages_per_cpu_s": added / cpu if cpu else 0.0,
+        "retries": retries,
     }
 
 
