@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import anyio
@@ -10,7 +11,8 @@ import pytest
 
 from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
 from hybrid_memory.errors import BackendUnavailableError
-from tests.contract.test_vector_store import DIM, MODEL, make_memory, make_record, scoped
+from hybrid_memory.models import NoteType
+from tests.contract.test_vector_store import ALPHA, DIM, MODEL, T0, make_memory, make_record, scoped
 
 
 @pytest.fixture
@@ -56,3 +58,27 @@ async def test_a_call_waits_for_the_shard_and_answers_once_it_is_free(store: Edg
         assert answers == []
         lock.release()
     assert answers == [1]
+
+
+async def test_a_memory_is_stored_without_its_empty_fields_and_reads_back_the_same(
+    store: EdgeVectorStore,
+) -> None:
+    sparse = make_memory("sparse", thread_id="t1", message_id="m1")
+    full = make_memory(
+        "full", tags=["a"], importance=0.5, note_type=NoteType.FACT, expires_at=T0 + timedelta(days=9)
+    )
+    await store.upsert([make_record(sparse), make_record(full)])
+
+    raw = await store._host.run(
+        lambda shard: {
+            str(r.id): r.payload
+            for r in shard.retrieve([sparse.id, full.id], with_payload=True, with_vector=False)
+        }
+    )
+    assert not {"tags", "importance", "note_type", "expires_at", "next_id", "code"} & set(raw[sparse.id])
+    assert {"tags", "importance", "note_type", "expires_at"} <= set(raw[full.id])
+    assert sorted(await store.get(ALPHA, [sparse.id, full.id]), key=lambda m: m.text) == [full, sparse]
+    # a field filled later and emptied again reads back empty
+    assert await store.set_payload(ALPHA, full.id, {"expires_at": None, "tags": []})
+    [read] = await store.get(ALPHA, [full.id])
+    assert (read.expires_at, read.tags) == (None, [])
