@@ -100,8 +100,7 @@ default (10 MB) when the vectors were float32."""
 
 def _edge_config(dimension: int, *, datatype: qe.VectorStorageDatatype | None = None) -> qe.EdgeConfig:
     """The store's layout: dense vectors kept on disk as float16, searched through an int8 copy
-    in memory and rescored from disk; the keyword (BM25) indexes memory-mapped, read as a query
-    needs them.
+    in memory and rescored from disk; the keyword indexes in memory.
 
     ``datatype``: the dense vectors' storage type of a store made before float16 (float32).
     """
@@ -117,10 +116,8 @@ def _edge_config(dimension: int, *, datatype: qe.VectorStorageDatatype | None = 
     return qe.EdgeConfig(
         vectors={common.DENSE_VECTOR: dense},
         sparse_vectors={
-            common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=qe.Memory.Cold),
-            common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(
-                modifier=qe.Modifier.Idf, memory=qe.Memory.Cold
-            ),
+            common.SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
+            common.CONTEXT_SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
         },
         optimizers=qe.EdgeOptimizersConfig(
             max_segment_size=MAX_SEGMENT_KB, indexing_threshold=INDEXING_THRESHOLD_KB
@@ -224,7 +221,6 @@ class EdgeHost:
                 if name not in existing:
                     shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
             shard.flush()
-            release_mapped_pages(self._segments)  # what loading read; recalls map back what they use
         except BaseException as exc:
             if shard is not None:
                 with contextlib.suppress(Exception):
@@ -377,11 +373,7 @@ class EdgeHost:
         with self._wake:
             self._unflushed = False
             self._checkpointed = time.monotonic()
-        self._locked(self._flush, wait_s=None)
-
-    def _flush(self, shard: qe.EdgeShard) -> None:
-        shard.flush()
-        self._release(shard)
+        self._locked(lambda shard: shard.flush(), wait_s=None)
 
     def _release(self, _shard: qe.EdgeShard) -> None:
         """Let go of the store's file pages (:func:`release_mapped_pages`); called with the lock held."""

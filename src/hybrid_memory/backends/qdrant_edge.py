@@ -23,8 +23,8 @@ What Edge 0.9.0 does, measured here, and what follows:
   ``OPTIMIZE_IDLE_S``, and on close; never on a request.
 - It memory-maps its segment files, and a page it read or wrote stays in the
   process's RSS until the segment goes: an index build maps all it merges and
-  writes (~5 kB a memory). The host lets go of them around builds, on open and
-  every few thousand writes (:mod:`._process_memory`); the page cache keeps them.
+  writes (~5 kB a memory). The host lets go of them around builds and every few
+  thousand writes (:mod:`._process_memory`); the page cache keeps them.
 - It flocks ``shard/wal`` itself but then only says ``Can't init WAL:
   Kind(WouldBlock)``; our lock file comes first and names the owner. Rust panics
   arrive as ``pyo3_runtime.PanicException`` (a ``BaseException``); inputs known to
