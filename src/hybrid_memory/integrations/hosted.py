@@ -68,7 +68,9 @@ async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
     limits = _limits(params.get("limits"))
     await app.ready()
     scope = await _scope(app, cwd)
-    injector = _injectors.get(app.service) or _injectors.setdefault(app.service, Injector(app.service))
+    injector = _injectors.get(app.service)
+    if injector is None:
+        injector = _injectors[app.service] = Injector(app.service)
     if event == wire.SESSION_START:
         return await injector.session_start(scope, session_id, limits)
     if event == wire.PROMPT:
