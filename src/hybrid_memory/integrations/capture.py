@@ -32,7 +32,7 @@ import json
 import logging
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -80,12 +80,7 @@ class Captured:
     """The lines read that gave no message, by kind."""
 
     def as_result(self) -> dict[str, Any]:
-        return {
-            "stored": self.stored,
-            "unchanged": self.unchanged,
-            "messages": self.messages,
-            "skipped": self.skipped,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
