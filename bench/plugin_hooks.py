@@ -16,7 +16,8 @@
    entities and digest included:
    the time the hook holds the session (detached, the default) and the time the capture
    itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``), beside the same messages sent straight
-   to ``remember_thread`` in the same run.
+   to ``remember_thread`` in the same run. Then what a session pays at the end of each
+   turn: a Stop hook with one new turn in that long transcript, p50 / p95 of both times.
 3. With the real Claude Code (``tools/claude-code``, skipped without it) against the
    loopback stand-in of the Messages API: one-turn ``claude -p`` sessions, plugin
    enabled and disabled in alternation; the medians and their difference.

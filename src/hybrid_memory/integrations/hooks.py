@@ -1,8 +1,9 @@
 """``hybrid-memory hook <event>``: the Claude Code plugin's hooks.
 
-Each reads Claude Code's JSON payload on stdin, does its work through the host and
+Each reads Claude Code's JSON payload on stdin, sends one request to the host and
 prints only the JSON Claude Code expects. It always exits 0: a failure is one line on
-stderr and the session goes on. Capture (Stop, PreCompact, SessionEnd) runs detached,
+stderr and the session goes on. Capture (Stop, PreCompact, SessionEnd) keeps the capture
+waiting on disk (:mod:`~hybrid_memory.integrations.pending`), then runs detached,
 so the session never waits on it; a session that starts waits (briefly) for captures
 still running, so it sees what the previous one said.
 """
