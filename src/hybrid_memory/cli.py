@@ -142,17 +142,18 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
 def _host(server: MCPServer[Any], settings: Settings) -> Host:
     """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
-    hooks' injections, the viewer on its own socket, and the captures that wait for a host."""
+    hooks' injections and captures, the viewer on its own socket, and the captures that wait for a host."""
     from hybrid_memory.commands.served import serve_command
     from hybrid_memory.host.serve import Host, Plugins
-    from hybrid_memory.host.wire import INJECT, METHOD
+    from hybrid_memory.host.wire import CAPTURE, INJECT, METHOD
+    from hybrid_memory.integrations.capture import Captures, drop_earlier_state
     from hybrid_memory.integrations.hosted import serve_injection
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
     plugins = Plugins(
-        calls={METHOD: serve_command, INJECT: serve_injection},
+        calls={METHOD: serve_command, INJECT: serve_injection, CAPTURE: Captures().serve},
         sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
-        on_open=[_capture_pending],
+        on_open=[drop_earlier_state, _capture_pending],
     )
     return Host(server, settings.data_dir, plugins)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
@@ -23,10 +24,16 @@ from hybrid_memory.projects import legacy_project_name, project_name, root_uri
 from hybrid_memory.service.injection import Injection, Injector, Limits
 from hybrid_memory.tools.app import AppContext
 
+if TYPE_CHECKING:
+    from hybrid_memory.service.memory_service import MemoryService
+
 logger = logging.getLogger(__name__)
 
 ANSWER_WITHIN_S = 60.0
 """The longest a host that stops waits for an injection in progress."""
+
+_injectors: weakref.WeakKeyDictionary[MemoryService, Injector] = weakref.WeakKeyDictionary()
+"""The host's injector, kept from one hook to the next (it remembers what it counted)."""
 
 
 async def _scope(app: AppContext, cwd: Path | None) -> Scope:
@@ -61,7 +68,9 @@ async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
     limits = _limits(params.get("limits"))
     await app.ready()
     scope = await _scope(app, cwd)
-    injector = Injector(app.service)
+    injector = _injectors.get(app.service)
+    if injector is None:
+        injector = _injectors[app.service] = Injector(app.service)
     if event == wire.SESSION_START:
         return await injector.session_start(scope, session_id, limits)
     if event == wire.PROMPT:

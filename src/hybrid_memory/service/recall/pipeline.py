@@ -24,6 +24,8 @@ class Recaller:
         self._last_vector: tuple[str, list[float]] | None = None
         """The last query embedded and its vector: a prompt recalled again over the notes is not
         embedded twice."""
+        self._embedding = anyio.Lock()
+        """Held while a query is embedded: the same query recalled twice at once waits for its vector."""
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
@@ -61,12 +63,13 @@ class Recaller:
     async def _query_vector(self, s: state.RecallState, config: RecallConfig) -> list[float] | None:
         if not config.dense.enabled:
             return None
-        if self._last_vector is not None and self._last_vector[0] == s.query:
-            return self._last_vector[1]
-        try:
-            vector = await self._stores.embedder.embed_query(s.query)
-        except BackendError as exc:  # no model: the keyword channels need none and still answer
-            channels.skip(s, "dense", exc)
-            return None
-        self._last_vector = (s.query, vector)
-        return vector
+        async with self._embedding:
+            if self._last_vector is not None and self._last_vector[0] == s.query:
+                return self._last_vector[1]
+            try:
+                vector = await self._stores.embedder.embed_query(s.query)
+            except BackendError as exc:  # no model: the keyword channels need none and still answer
+                channels.skip(s, "dense", exc)
+                return None
+            self._last_vector = (s.query, vector)
+            return vector
