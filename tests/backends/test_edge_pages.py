@@ -81,11 +81,13 @@ async def test_after_an_index_build_the_store_holds_none_of_its_segment_pages_an
         flt = scoped()
         query = written[17].dense
         before = [hit.memory.id for hit in await store.search_dense(query, flt, 10)]
-        assert resident_kb(segments) > 1024  # what was written since the last 5,000 and searched
+        resident = resident_kb(segments)
+        assert resident > 1024  # what was written since the last 5,000 and searched
 
         assert await store.optimize()
 
-        assert resident_kb(segments) <= 64  # a background flush may have mapped back a page or two
+        # The build mapped all 8,000 memories' pages; a background flush may map back a few.
+        assert resident_kb(segments) < resident // 8
         after = [hit.memory.id for hit in await store.search_dense(query, flt, 10)]
         assert after[0] == written[17].memory.id
         assert len(set(before) & set(after)) >= 8  # the index approximates the exhaustive search
