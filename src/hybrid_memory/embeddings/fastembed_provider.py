@@ -9,6 +9,7 @@ being remembered.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -22,7 +23,7 @@ import anyio.to_thread
 import numpy as np
 from tokenizers import Tokenizer
 
-from hybrid_memory.embeddings.chunking import TokenSpan, approximate_token_spans
+from hybrid_memory.embeddings.chunking import TokenSpan, approximate_token_spans, inference_batches
 from hybrid_memory.errors import BackendError
 from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, PACKAGED_MODEL_DIR
 
@@ -100,6 +101,7 @@ class FastEmbedEmbedder:
         self._load_lock = anyio.Lock()
         self._load_thread_lock = threading.Lock()
         self._limiter = anyio.CapacityLimiter(1)
+        self._warmed = False
 
     @property
     def model_name(self) -> str:
@@ -135,6 +137,19 @@ class FastEmbedEmbedder:
         model = await self._ensure_loaded()
         await anyio.to_thread.run_sync(self._warm_up_sync, model, limiter=self._limiter)
 
+    def start_loading(self) -> None:
+        """Begin :meth:`warm_up`'s work now, on a thread of its own, without an event loop.
+
+        The server calls this before it imports the rest of itself, so the model loads
+        meanwhile (creating the ONNX session releases the GIL). Whatever needs the model
+        before the load is done waits for it; a load that fails is raised by the first use.
+        """
+        threading.Thread(target=self._load_and_warm_up, name="embedding-model", daemon=True).start()
+
+    def _load_and_warm_up(self) -> None:
+        with contextlib.suppress(BackendError):  # kept: the first use raises it with its fix
+            self._warm_up_sync(self._load_sync())
+
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors for ``texts``, in order, embedded as documents (passages).
 
@@ -155,7 +170,7 @@ class FastEmbedEmbedder:
         vectors: list[list[float]] = [[] for _ in texts]
         # One thread call per batch, so a query waiting for the limiter gets in
         # between the batches of a long document list.
-        for positions in _batches(order, texts, self._batch_size):
+        for positions in inference_batches(order, texts, self._batch_size):
             batch = [texts[i] for i in positions]
             embedded = await anyio.to_thread.run_sync(
                 partial(self._embed_sync, model, batch, query=False), limiter=self._limiter
@@ -198,6 +213,7 @@ class FastEmbedEmbedder:
     async def close(self) -> None:
         """Release the model; a later call loads it again."""
         self._model = None
+        self._warmed = False
         self._load_error = None
 
     async def _ensure_loaded(self) -> Model:
@@ -225,9 +241,12 @@ class FastEmbedEmbedder:
             return self._model
 
     def _warm_up_sync(self, model: Model) -> None:
+        if self._warmed:
+            return
         self._get_tokenizer()
         # onnxruntime allocates its buffers on the first run: pay for that here too.
         self._embed_sync(model, ["warm-up"], query=False)
+        self._warmed = True
 
     def _create_model(self) -> Model:
         if self._model_path is not None and self._model_path.resolve() == PACKAGED_MODEL_DIR:
@@ -359,31 +378,6 @@ class FastEmbedEmbedder:
             "ONNX model directory, or allow the download from huggingface.co (network access, "
             "HF_HUB_OFFLINE unset)."
         )
-
-
-BATCH_CHARS = 2048
-"""Most characters (about 500 tokens) of padded text in one inference call, however many texts.
-
-A call's buffers grow with its padded text (8 texts of 256 tokens took 130 MB more, 2 took
-50 MB; with onnxruntime's arena, which is off now, they stayed), while chat turns of 8 to a
-batch stay far below this and embed as fast as in bigger batches (16 and 32 measured no
-faster per CPU second).
-"""
-
-
-def _batches(order: Sequence[int], texts: Sequence[str], most: int) -> list[list[int]]:
-    """``order`` (positions by rising text length) cut into batches of at most ``most`` texts
-    and at most ``BATCH_CHARS`` of padded text (each batch is padded to its last, longest, text)."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for i in order:
-        if current and (len(current) == most or (len(current) + 1) * len(texts[i]) > BATCH_CHARS):
-            batches.append(current)
-            current = []
-        current.append(i)
-    if current:
-        batches.append(current)
-    return batches
 
 
 def _missing_files(directory: Path, names: Sequence[str]) -> str:
