@@ -10,6 +10,7 @@ and opens nothing.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
@@ -19,9 +20,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from hybrid_memory.exits import INTERRUPTED, OK, check_data_dir, classify
 
 if TYPE_CHECKING:
+    import anyio.abc
     from mcp.server.mcpserver import MCPServer
 
-    from hybrid_memory.host.serve import Host
+    from hybrid_memory.host.serve import CallHandler, Host
     from hybrid_memory.server.opening import StoreOpening
     from hybrid_memory.settings import Settings
 
@@ -75,6 +77,7 @@ async def _serve_async(args: argparse.Namespace, settings: Settings, lock_fd: in
     async with anyio.create_task_group() as tg:
         tg.start_soon(opening.run)
         try:
+            await opening.handed_off()  # one import at a time: two threads of Python only slow each other
             # Abandoned when the stores cannot open: that error ends the server at once.
             host = await anyio.to_thread.run_sync(
                 _build_host, settings, opening, lock_fd, abandon_on_cancel=True
@@ -122,18 +125,29 @@ def _exit_without_teardown(code: int) -> NoReturn:
 def host_of(server: MCPServer[Any], settings: Settings, lock_fd: int | None = None) -> Host:
     """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
     hooks' injections, the viewer on its own socket, and the captures that wait for a host."""
-    from hybrid_memory.commands.served import serve_command
     from hybrid_memory.host.serve import Host, Plugins
     from hybrid_memory.host.wire import INJECT, METHOD
-    from hybrid_memory.integrations.hosted import serve_injection
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
     plugins = Plugins(
-        calls={METHOD: serve_command, INJECT: serve_injection},
+        calls={
+            METHOD: _on_first_call("hybrid_memory.commands.served", "serve_command"),
+            INJECT: _on_first_call("hybrid_memory.integrations.hosted", "serve_injection"),
+        },
         sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
         on_open=[_capture_pending],
     )
     return Host(server, settings.data_dir, plugins, lock_fd=lock_fd)
+
+
+def _on_first_call(module: str, name: str) -> CallHandler:
+    """The call handler ``module.name``, imported when a call first comes: a host's first answer needs none
+    of them (the hooks' injections alone import a tenth of a second)."""
+
+    async def handler(first: bytes, stream: anyio.abc.ByteStream, state: Any) -> None:
+        await getattr(importlib.import_module(module), name)(first, stream, state)
+
+    return handler
 
 
 async def _capture_pending(data_dir: Path) -> None:

@@ -47,6 +47,7 @@ class StoreOpening:
         self._settled = anyio.Event()
         self._stopping = anyio.Event()
         self._closed = anyio.Event()
+        self._handed_off = anyio.Event()
 
     async def run(self) -> None:
         """Open, hold until :meth:`close` is called, close. Shielded: a client that leaves at once
@@ -56,12 +57,17 @@ class StoreOpening:
             try:
                 model = self._embedder
                 owned = model is None
-                load: Callable[[], None] | None = None
+                start = self._handed_off.set
                 if model is None:  # e.g. OpenAI without a key raises here: the server stops and says so
                     model = await anyio.to_thread.run_sync(build_model, settings)
                     load = model.start_loading
+
+                    def start() -> None:
+                        load()
+                        self._handed_off.set()
+
                 try:
-                    async with open_service(settings, model, load=load) as service:
+                    async with open_service(settings, model, imported=start) as service:
                         self._service = service
                         self._settled.set()
                         logger.info(
@@ -81,7 +87,14 @@ class StoreOpening:
                 self._settled.set()
                 raise
             finally:
+                self._handed_off.set()
                 self._closed.set()
+
+    async def handed_off(self) -> None:
+        """Return once the opening needs the interpreter no more for a while: what opens the stores and
+        runs the model is imported, and their slow part (the disk, the ONNX session) runs on threads of
+        its own. A server imports the rest of itself then, not beside these imports."""
+        await self._handed_off.wait()
 
     async def service(self) -> MemoryService:
         """The open service, once it is; raises what kept the stores from opening."""
@@ -112,19 +125,20 @@ async def open_service(
     embedder: Embedder | None,
     *,
     warm_up: bool = True,
-    load: Callable[[], None] | None = None,
+    imported: Callable[[], None] | None = None,
 ) -> AsyncIterator[MemoryService]:
     """Both stores open and half-done writes repaired; with ``warm_up``, the model loads meanwhile.
 
-    ``load`` starts loading the model beside the stores' opening: called once what opens them
-    is imported, so a store that cannot open fails before the model has anything to say.
+    ``imported`` is called once what opens the stores is imported, before they open (the
+    model starts loading then, so a store that cannot open fails before the model has
+    anything to say).
     """
     # Imported here, not at the top: a relay to a running host needs none of them.
     from hybrid_memory.backends import open_graph_store, open_vector_store
     from hybrid_memory.service import MemoryService
 
-    if load is not None:
-        load()
+    if imported is not None:
+        imported()
     owned = embedder is None
     if embedder is None:
         embedder = build_model(settings)
