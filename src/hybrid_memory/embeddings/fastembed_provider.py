@@ -1,7 +1,8 @@
 """Local embeddings: fastembed runs an ONNX model on the CPU, with no torch and no server.
 
-The model loads in a worker thread, exactly once: on :meth:`FastEmbedEmbedder.warm_up` (the server
-calls it as the process starts, beside the MCP handshake) or else on the first embedding. Inference runs
+The model loads in a worker thread, exactly once: from :meth:`FastEmbedEmbedder.start_loading` (a server
+that hosts calls it first thing, beside the opening of its stores), :meth:`~FastEmbedEmbedder.warm_up`,
+or else the first embedding. Inference runs
 on one onnxruntime thread, one call at a time: on a two-core machine shared with the stores, more threads
 measured 40x slower under load, and one call at a time keeps query latency flat while a long thread is
 being remembered.

@@ -121,7 +121,7 @@ class _MemoryServer(MCPServer[AppContext]):
         with self._tools_lock:
             if self._tools_built:
                 return
-            from hybrid_memory.tools.registry import build_tools  # every tool: after the handshake
+            from hybrid_memory.tools.registry import build_tools  # every tool: once the server runs
 
             # The SDK takes finished tools only in its constructor; their lean schemas are set there.
             self._tool_manager = ToolManager(tools=build_tools(self._tool_set))
