@@ -16,7 +16,8 @@
    entities and digest included:
    the time the hook holds the session (detached, the default) and the time the capture
    itself takes (``HYBRID_MEMORY_HOOK_DETACH=0``), beside the same messages sent straight
-   to ``remember_thread`` in the same run.
+   to ``remember_thread`` in the same run. Then what a session pays at the end of each
+   turn: a Stop hook with one new turn in that long transcript, p50 / p95 of both times.
 3. With the real Claude Code (``tools/claude-code``, skipped without it) against the
    loopback stand-in of the Messages API: one-turn ``claude -p`` sessions, plugin
    enabled and disabled in alternation; the medians and their difference.
@@ -50,12 +51,15 @@ from tests.e2e.claude_code import CLAUDE, OFFLINE, git_project, stop_hosts  # no
 from tests.e2e.messages_standin import messages_standin  # noqa: E402
 
 from hybrid_memory.host.client import connect  # noqa: E402
-from hybrid_memory.integrations.capture import BATCH, settled  # noqa: E402
+from hybrid_memory.integrations.capture import BATCH  # noqa: E402
 from hybrid_memory.integrations.config import HookConfig  # noqa: E402
+from hybrid_memory.integrations.pending import settled  # noqa: E402
 from hybrid_memory.integrations.transcript import read_from  # noqa: E402
 from hybrid_memory.projects import project_of_directory  # noqa: E402
 
 HOOK = Path(sys.executable).parent / "hybrid-memory"
+STOP_TURNS = 15
+"""Stop hooks timed one new turn each, in each mode."""
 TOPICS = [
     "database",
     "deploy",
@@ -139,9 +143,10 @@ def _turns(i: int, session: str, cwd: Path) -> list[tuple[str, object]]:
     return turns
 
 
-def _transcript(path: Path, session: str, turns: int, cwd: Path) -> None:
-    with path.open("w") as f:
-        for i in range(turns):
+def _transcript(path: Path, session: str, turns: int, cwd: Path, first: int = 0) -> None:
+    """Turns ``first`` .. ``turns - 1`` of the session, written anew, or with ``first`` appended."""
+    with path.open("a" if first else "w") as f:
+        for i in range(first, turns):
             for j, (role, content) in enumerate(_turns(i, session, cwd)):
                 entry = {
                     "type": role,
@@ -174,6 +179,11 @@ def _hook(
     return elapsed
 
 
+def _settled(data_dir: Path) -> None:
+    """Wait until no capture is in progress (as a starting session does)."""
+    settled(HookConfig(data_dir, None, 0, 0, 0, 600, True), 600)
+
+
 def _shown(text: str) -> list[str]:
     """The lines injected, each memory's id left out: ids derive from the project's path, which differs
     from run to run, the texts and their order do not."""
@@ -200,6 +210,16 @@ def hooks(work: Path, prompts: int, turns: int, earlier: Path | None = None) -> 
     # The first hook starts the host (measured apart: it happens once per idle period).
     cold = _hook("session-start", {"session_id": "warm-up", "cwd": str(cwd)}, env)
     capture_s = _hook("stop", payload, {**env, "HYBRID_MEMORY_HOOK_DETACH": "0"})
+    # What a session pays at the end of each turn: a Stop hook with one new turn in a long transcript,
+    # done before it returns (DETACH=0) and as installed (detached).
+    stop_inline_s, stop_detached_s = [], []
+    for k in range(STOP_TURNS):
+        _transcript(transcript, "long", turns + k + 1, cwd, first=turns + k)
+        stop_inline_s.append(_hook("stop", payload, {**env, "HYBRID_MEMORY_HOOK_DETACH": "0"}))
+    for k in range(STOP_TURNS, 2 * STOP_TURNS):
+        _transcript(transcript, "long", turns + k + 1, cwd, first=turns + k)
+        stop_detached_s.append(_hook("stop", payload, env))
+        _settled(data_dir)
     # Baseline in the same run: the same messages sent straight to remember_thread (what capture adds
     # on top is reading and filtering the transcript, and the notes, entities and digest drawn from it).
     messages = read_from(transcript, 0).messages
@@ -212,7 +232,7 @@ def hooks(work: Path, prompts: int, turns: int, earlier: Path | None = None) -> 
     _transcript(transcript, "long2", turns, cwd)
     detached_s = _hook("stop", {**payload, "session_id": "long2"}, env)
     start = perf_counter()
-    settled(HookConfig(data_dir, None, 0, 0, 0, 600, True), 600)
+    _settled(data_dir)
     detached_done_s = detached_s + perf_counter() - start
 
     (cwd / _source("database")).write_text("# database\nOPTION = 9\n")  # changed since the session
@@ -267,6 +287,8 @@ def hooks(work: Path, prompts: int, turns: int, earlier: Path | None = None) -> 
         "project_of_directory_us": round(naming_us, 1),
         "python_start_exit": _quantiles(python_s),
         f"capture_{turns}_turns_inline_s": round(capture_s, 2),
+        "stop_one_new_turn_inline": _quantiles(stop_inline_s),
+        "stop_one_new_turn_session_waits": _quantiles(stop_detached_s),
         f"remember_thread_same_{len(messages)}_messages_s": round(baseline_s, 2),
         f"capture_{turns}_turns_session_waits_s": round(detached_s, 3),
         f"capture_{turns}_turns_detached_done_s": round(detached_done_s, 2),

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from hybrid_memory.host.serve import CallHandler, Host
+    from hybrid_memory.integrations.capture import Captures
     from hybrid_memory.server.opening import StoreOpening
     from hybrid_memory.settings import Settings
 
@@ -124,18 +125,19 @@ def _exit_without_teardown(code: int) -> NoReturn:
 
 def host_of(server: MCPServer[Any], settings: Settings, lock_fd: int | None = None) -> Host:
     """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
-    hooks' injections, the viewer on its own socket, and the captures that wait for a host."""
+    hooks' injections and captures, the viewer on its own socket, and the captures that wait for a host."""
     from hybrid_memory.host.serve import Host, Plugins
-    from hybrid_memory.host.wire import INJECT, METHOD
+    from hybrid_memory.host.wire import CAPTURE, INJECT, METHOD
     from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
 
     plugins = Plugins(
         calls={
             METHOD: _on_first_call("hybrid_memory.commands.served", "serve_command"),
             INJECT: _on_first_call("hybrid_memory.integrations.hosted", "serve_injection"),
+            CAPTURE: _captures(),
         },
         sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
-        on_open=[_capture_pending],
+        on_open=[_drop_earlier_state, _capture_pending],
     )
     return Host(server, settings.data_dir, plugins, lock_fd=lock_fd)
 
@@ -148,6 +150,26 @@ def _on_first_call(module: str, name: str) -> CallHandler:
         await getattr(importlib.import_module(module), name)(first, stream, state)
 
     return handler
+
+
+def _captures() -> CallHandler:
+    """The hooks' captures, one ``Captures`` for the host's life, made when the first capture comes."""
+    made: list[Captures] = []
+
+    async def handler(first: bytes, stream: anyio.abc.ByteStream, state: Any) -> None:
+        if not made:
+            from hybrid_memory.integrations.capture import Captures
+
+            made.append(Captures())
+        await made[0].serve(first, stream, state)
+
+    return handler
+
+
+async def _drop_earlier_state(data_dir: Path) -> None:
+    from hybrid_memory.integrations.capture import drop_earlier_state
+
+    await drop_earlier_state(data_dir)
 
 
 async def _capture_pending(data_dir: Path) -> None:

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
+from hybrid_memory.integrations.pending import settled
 from tests.e2e.agent_clis import (
     agent_env,
     codex_provider,

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.claude_code import hook_env, stop_hosts
+from tests.e2e.claude_code import hook_env, host_pids, stop_hosts
 from tests.e2e.test_hooks import _thread_sizes
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
@@ -241,3 +241,53 @@ def test_captures_left_waiting_are_done_by_the_next_host_that_starts(tmp_path: P
     finally:
         stop_hosts(data_dir)
         host.wait(timeout=60)
+
+
+def _captured_messages(data_dir: Path, tmp_path: Path, session_id: str) -> list[str]:
+    """The message ids the store holds for ``session_id``, one per memory (as an export lists them)."""
+    out = tmp_path / "export.jsonl"
+    subprocess.run(
+        [str(HOOK), "export", "--all-projects", "--quiet", str(out)],
+        env=hook_env(data_dir),
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
+    items = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    return [
+        i["message_id"]
+        for i in items
+        if i["item"] == "memory" and i["kind"] == "message" and i["thread_id"] == session_id
+    ]
+
+
+def _stored_so_far(data_dir: Path, cwd: Path) -> int:
+    from hybrid_memory.host.client import connect
+
+    with connect(data_dir, cwd, timeout_s=60, start=False) as host:
+        return sum(t["memories"] for t in host.call_tool("list_threads", {})["threads"])
+
+
+def test_a_capture_whose_host_is_killed_mid_way_is_finished_by_the_next_with_nothing_stored_twice(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    session_id = "d4b3f0a5-4444-4e91-8c33-000000000004"
+    facts = [f"Fact {i}: batch {i} of the ledger closes at {i % 24:02d}:00 in zone {i}." for i in range(900)]
+    payload = _session(tmp_path, session_id, facts)
+    cwd = Path(payload["cwd"])
+    started = _hook("stop", payload, data_dir)  # detached: it returns at once, the capture goes on
+    assert (started.returncode, started.stderr) == (0, "")
+    _until(lambda: bool(host_pids(data_dir)), 120, "a host started by the capture")
+    _until(lambda: _stored_so_far(data_dir, cwd) > 0, 300, "part of the session stored")
+    partly = _stored_so_far(data_dir, cwd)
+    killed = host_pids(data_dir)
+    for pid in killed:
+        os.kill(pid, signal.SIGKILL)
+    assert partly < len(facts)  # killed mid-way
+    # The capture's request finds its host gone and asks once more: the next host finishes it.
+    _until(lambda: not _pending(data_dir) and not _hook_pids(data_dir), 600, "the capture finished")
+    assert set(host_pids(data_dir)).isdisjoint(killed)
+    stop_hosts(data_dir)
+    stored = _captured_messages(data_dir, tmp_path, session_id)
+    assert len(stored) == len(facts)
+    assert len(set(stored)) == len(facts)  # nothing stored twice

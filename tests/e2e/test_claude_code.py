@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
+from hybrid_memory.integrations.pending import settled
 from tests.e2e.claude_code import ClaudeCode, git_project, hook_env, require_claude, stop_hosts
 from tests.e2e.messages_standin import ToolUse, messages_standin, request_text
 

@@ -16,13 +16,13 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hybrid_memory.host.lock import connect
+from tests.e2e import test_capture_spool
 from tests.e2e.claude_code import hook_env, host_pids, message_counts, stop_hosts
 from tests.e2e.test_capture_spool import _hook_pids, _pending, _until
 
@@ -34,13 +34,8 @@ TURNS = 8
 TOPICS = ["invoices", "refunds", "ledger", "exports", "payouts", "audits", "taxes", "reports"]
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "data"
-    yield path
-    for pid in _hook_pids(path):  # a capture still waiting when the test failed
-        os.kill(pid, signal.SIGKILL)
-    stop_hosts(path)
+data_dir = test_capture_spool.data_dir
+"""The fixture: a data dir whose hooks and hosts are stopped after the test."""
 
 
 def _run(

@@ -1,8 +1,9 @@
 """What a hook asks the host, counted on the wire: a proxy on ``serve.sock`` between real hook
 processes and a real host.
 
-A prompt hook and a session-start hook each send one request and no MCP handshake: the host
-builds the text to inject where the memory lives.
+A prompt hook, a session-start hook and a capture hook each send one request and no MCP handshake:
+the host builds the text to inject, and reads and stores what a transcript gained, where the memory
+lives.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from hybrid_memory.host.lock import socket_path
-from tests.e2e.claude_code import hook_env, host_pids, stop_hosts
+from tests.e2e.claude_code import hook_env, host_pids, message_counts, stop_hosts
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]
 
@@ -104,29 +105,36 @@ def _hook(event: str, payload: dict[str, Any], data_dir: Path, **env: str) -> di
     return json.loads(done.stdout) if done.stdout else None
 
 
-def _captured_session(tmp_path: Path, cwd: Path, data_dir: Path) -> None:
-    transcript = tmp_path / "s1.jsonl"
-    said = [
-        ("user", "Which database do invoices live in? We keep them in Postgres 16, never MySQL."),
-        ("assistant", "Invoices live in Postgres 16; the archive job moves them after 400 days."),
-    ]
+def _said(transcript: Path, cwd: Path, said: list[tuple[str, str]], first: int = 0) -> dict[str, str]:
+    """``said`` written to the session's transcript (after its first ``first`` entries); its Stop payload."""
     rows = [
         {
             "type": role,
-            "uuid": f"s1000000-0000-4000-8000-{i:012d}",
-            "timestamp": f"2026-11-20T10:00:{i:02d}.000Z",
+            "uuid": f"s1000000-0000-4000-8000-{first + i:012d}",
+            "timestamp": f"2026-11-20T10:00:{first + i:02d}.000Z",
             "cwd": str(cwd),
             "sessionId": "s1",
             "message": {"role": role, "content": text},
         }
         for i, (role, text) in enumerate(said)
     ]
-    transcript.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    payload = {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(cwd)}
+    with transcript.open("a") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    return {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(cwd)}
+
+
+def _captured_session(tmp_path: Path, cwd: Path, data_dir: Path) -> None:
+    said = [
+        ("user", "Which database do invoices live in? We keep them in Postgres 16, never MySQL."),
+        ("assistant", "Invoices live in Postgres 16; the archive job moves them after 400 days."),
+    ]
+    payload = _said(tmp_path / "s1.jsonl", cwd, said)
     _hook("session-end", payload, data_dir, HYBRID_MEMORY_HOOK_DETACH="0")
 
 
-def test_a_prompt_hook_and_a_session_start_hook_each_send_one_request(tmp_path: Path, data_dir: Path) -> None:
+def test_a_prompt_hook_a_session_start_hook_and_a_capture_hook_each_send_one_request(
+    tmp_path: Path, data_dir: Path
+) -> None:
     cwd = tmp_path / "ledger"
     cwd.mkdir()
     _captured_session(tmp_path, cwd, data_dir)  # starts the host, fills the store
@@ -139,6 +147,9 @@ def test_a_prompt_hook_and_a_session_start_hook_each_send_one_request(tmp_path: 
         prompt = {"session_id": "s2", "cwd": str(cwd), "prompt": "Which database do the invoices live in?"}
         injected = _hook("user-prompt-submit", prompt, data_dir)
         started = _hook("session-start", {"session_id": "s2", "cwd": str(cwd), "source": "startup"}, data_dir)
+        turn = [("user", "Do the refunds live there too?"), ("assistant", "Refunds live in Postgres 16 too.")]
+        stop = _said(tmp_path / "s1.jsonl", cwd, turn, first=2)
+        _hook("stop", stop, data_dir, HYBRID_MEMORY_HOOK_DETACH="0")
     finally:
         counter.close()
         os.replace(hidden, served)
@@ -148,4 +159,6 @@ def test_a_prompt_hook_and_a_session_start_hook_each_send_one_request(tmp_path: 
     assert started is not None
     assert "[memory:" in started["hookSpecificOutput"]["additionalContext"]
     beyond_handshake = [[m for m in methods if m not in HANDSHAKE] for methods in counter.connections]
-    assert beyond_handshake == [["hybrid-memory/inject"], ["hybrid-memory/inject"]]
+    assert beyond_handshake == [["hybrid-memory/inject"], ["hybrid-memory/inject"], ["hybrid-memory/capture"]]
+    assert all(HANDSHAKE.isdisjoint(methods) for methods in counter.connections)  # no MCP session either
+    assert message_counts(data_dir, cwd) == {"s1": 4}  # the capture stored the new turn

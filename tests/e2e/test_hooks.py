@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
+from hybrid_memory.integrations.pending import settled
 from tests.e2e.claude_code import hook_env, message_counts, stop_hosts
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.model]

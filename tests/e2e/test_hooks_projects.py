@@ -130,3 +130,34 @@ def test_a_fact_told_in_a_repository_reaches_its_worktree_and_folders_and_no_nam
     assert f"{FACT} (src/db.py changed since)" in injected
     recalled = _run(["recall", "database pool size"], data_dir, alice / "src")
     assert f"{FACT} (src/db.py changed since)" in recalled.stdout
+
+
+def test_a_project_forgotten_leaves_no_capture_state_behind(
+    tmp_path: Path,
+    data_dir: Path,  # noqa: F811
+) -> None:
+    from hybrid_memory.projects import project_of_directory
+
+    alice, bob = repo(tmp_path / "alice" / "api"), repo(tmp_path / "bob" / "api")
+    for cwd in (alice, bob):
+        stop = {
+            "session_id": f"{SESSION}-{cwd.parent.name}",
+            "transcript_path": str(_transcript(tmp_path / f"{cwd.parent.name}.jsonl", cwd)),
+            "cwd": str(cwd),
+        }
+        captured = _run(["hook", "stop"], data_dir, cwd, json.dumps(stop))
+        assert (captured.returncode, captured.stderr) == (0, "")
+    assert FACT in _injected(data_dir, alice)
+
+    forgot = _run(["forget", "--project", project_of_directory(alice)], data_dir, tmp_path)
+    assert forgot.returncode == 0, forgot.stderr
+
+    assert _injected(data_dir, alice) == ""
+    assert FACT in _injected(data_dir, bob)
+    # The hooks keep nothing of a session or a project beside the store: what is left under hooks/ is
+    # the injections' log and empty lock files, and no file there names the forgotten session.
+    hooks = data_dir / "hooks"
+    left = sorted(p.name for p in hooks.rglob("*") if p.is_file() and p.suffix != ".lock")
+    assert left == ["injections.jsonl"]
+    assert all(p.stat().st_size == 0 for p in hooks.rglob("*.lock"))
+    assert f"{SESSION}-alice" not in (hooks / "injections.jsonl").read_text()

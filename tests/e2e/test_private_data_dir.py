@@ -15,8 +15,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from hybrid_memory.integrations.capture import settled
 from hybrid_memory.integrations.config import HookConfig
+from hybrid_memory.integrations.pending import settled
 from hybrid_memory.private import make_private
 from tests.e2e.claude_code import hook_env, stop_hosts
 from tests.e2e.test_transports import stdio_params

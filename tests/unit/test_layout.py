@@ -171,7 +171,7 @@ def _loaded_after(code: str) -> set[str]:
 def test_the_hooks_and_the_host_client_side_import_nothing_heavy() -> None:
     loaded = _loaded_after(
         "import hybrid_memory._entry, hybrid_memory.integrations.hooks, hybrid_memory.text.repeats\n"
-        "import hybrid_memory.integrations.capture, hybrid_memory.integrations.transcript\n"
+        "import hybrid_memory.integrations.pending, hybrid_memory.integrations.transcript\n"
         "import hybrid_memory.host.client, hybrid_memory.host.lock, hybrid_memory.host.wire\n"
         "import hybrid_memory.host.start, hybrid_memory.host.join, hybrid_memory.host.stdio_relay\n"
         "import hybrid_memory.host.stop\n"

@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hybrid_memory.integrations.capture import _Said, _save, _start
-from hybrid_memory.integrations.config import HookConfig
-from hybrid_memory.integrations.transcript import Message, clean, parse_lines, read_from, started_in
+from hybrid_memory.integrations.transcript import clean, parse_lines, read_from, started_in
 
 CWD = "/home/ada/work/ledger"
 
@@ -128,23 +126,6 @@ def test_a_partial_last_line_waits_for_the_next_read(tmp_path: Path) -> None:
     assert second.end == len(whole)
 
 
-def test_the_next_capture_starts_where_the_last_stopped_unless_the_transcript_was_rewritten(
-    tmp_path: Path,
-) -> None:
-    path, state = tmp_path / "s1.jsonl", tmp_path / "s1.json"
-    path.write_bytes(_lines(SESSION[4], SESSION[5]))
-    assert _start(path, state) == 0
-    _save(path, state, path.stat().st_size)
-    assert _start(path, state) == path.stat().st_size
-    with path.open("ab") as f:
-        f.write(_lines(SESSION[6]))
-    assert _start(path, state) == len(_lines(SESSION[4], SESSION[5]))
-    path.write_bytes(_lines(SESSION[5], SESSION[4], SESSION[6]))  # same size, other content
-    assert _start(path, state) == 0
-    path.write_bytes(_lines(SESSION[4]))  # shorter than the saved offset
-    assert _start(path, state) == 0
-
-
 CODEX_SESSION = [
     json.dumps(
         {
@@ -231,40 +212,6 @@ def test_a_codex_session_file_gives_its_user_and_assistant_messages_and_its_sess
     assert (reading.session_id, reading.cwd) == ("019a-codex", "/home/ada/work/ledger")
 
 
-def _shop(data_dir: Path) -> HookConfig:
-    return HookConfig(
-        data_dir=data_dir,
-        project="shop",
-        context_tokens=800,
-        prompt_tokens=300,
-        min_match=0.3,
-        timeout_s=1,
-        detach=False,
-    )
-
-
-def test_capture_leaves_out_filler_and_what_the_project_already_said_under_another_id(tmp_path: Path) -> None:
-    config = _shop(tmp_path)
-    first = [
-        Message("u1", "user", "How do I regenerate the OpenAPI client?", None),
-        Message("a1", "assistant", "Checking.", None),
-        Message("a2", "assistant", "Run `make openapi`.", None),
-        Message("u2", "user", "yes", None),
-    ]
-    said = _Said(config, tmp_path)
-    assert [m.id for m in said.worth_storing(first)] == ["u1", "a2", "u2"]
-    said.save()
-    again = [
-        Message("u3", "user", "how do I regenerate the openapi client", None),
-        Message("a3", "assistant", "Run make openapi.", None),
-        Message("u4", "user", "yes", None),
-        Message("u1", "user", "How do I regenerate the OpenAPI client?", None),  # the same entry read again
-    ]
-    assert [m.id for m in _Said(config, tmp_path).worth_storing(again)] == ["u4", "u1"]
-    elsewhere = config._replace(project="garden")
-    assert [m.id for m in _Said(elsewhere, tmp_path).worth_storing(again)] == ["u3", "a3", "u4"]
-
-
 def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended() -> None:
     uses = _entry(
         "assistant",
@@ -323,15 +270,6 @@ def test_files_read_and_commands_run_become_activity_lines_with_how_they_ended()
             {"verb": "ran", "command": "uv add httpx", "outcome": "ok"},
         ],
     ]
-
-
-def test_a_rule_stated_again_is_captured_again_to_reinforce_its_note(tmp_path: Path) -> None:
-    config = _shop(tmp_path)
-    said = _Said(config, tmp_path)
-    rule = "Never push to main directly."
-    assert len(said.worth_storing([Message("u1", "user", rule, None)])) == 1
-    said.save()
-    assert len(_Said(config, tmp_path).worth_storing([Message("u9", "user", rule, None)])) == 1
 
 
 WANDERING = Path(__file__).parents[1] / "fixtures" / "wandering"

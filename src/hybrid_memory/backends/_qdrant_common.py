@@ -57,6 +57,7 @@ KEYWORD_INDEXES = (
     "note_type",
     "tags",
     "message_id",
+    "repeat_key",
     *(f"{name}_kw" for name in FLAG_FIELDS),
 )
 # ``expires_at`` is in every read's liveness filter: unindexed, Edge checked it point by

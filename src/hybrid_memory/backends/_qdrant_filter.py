@@ -96,6 +96,8 @@ def filter_conditions(flt: MemoryFilter) -> list[Condition]:
         conditions.append(MatchAny("note_type", tuple(t.value for t in flt.note_types)))
     if flt.tags is not None:
         conditions.append(MatchAny("tags", tuple(flt.tags)))
+    if flt.repeat_keys is not None:
+        conditions.append(MatchAny("repeat_key", tuple(flt.repeat_keys)))
     if flt.created_after is not None or flt.created_before is not None:
         conditions.append(
             DatetimeRange(

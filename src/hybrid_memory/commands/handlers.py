@@ -171,14 +171,8 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
 
 
 async def forget_project(target: Target, args: Mapping[str, Any]) -> Reply:
-    from hybrid_memory.integrations.config import HookConfig, project_state_files
-
     async with target.open() as service:
         done = await service.forget_project(target.scope)
-    # The Claude Code hooks keep the project's last sessions and what its captures said beside the store.
-    hooks = HookConfig.from_env()._replace(data_dir=target.settings.data_dir)
-    for path in project_state_files(hooks, target.scope.project):
-        await anyio.Path(path).unlink(missing_ok=True)
     return Reply(
         f"project {target.scope.project}: forgot {done.deleted_memories} memories and "
         f"{done.deleted_notes} notes (with their links)\n"

@@ -173,17 +173,25 @@ def _answer(sock: socket.socket, request: bytes, timeout_s: float) -> dict[str, 
     return result if isinstance(result, dict) else {}
 
 
-def ask(data_dir: Path, request: bytes, *, timeout_s: float, start: bool = True) -> dict[str, Any]:
+def ask(
+    data_dir: Path,
+    request: bytes,
+    *,
+    timeout_s: float,
+    start: bool = True,
+    answer_within_s: float | None = None,
+) -> dict[str, Any]:
     """The result of one ``request`` (a framed JSON-RPC line) to the data dir's host, started when none
     runs; :class:`HostError` with the host's one-line message when it refused. A host that left before
-    answering (killed, stopping) is asked once more: the next host answers."""
+    answering (killed, stopping) is asked once more: the next host answers. ``timeout_s`` bounds the
+    wait for a host and, unless ``answer_within_s`` is given, for its answer."""
     log = data_dir / HOST_LOG
     logged = _size(log)
     for tries_left in (1, 0):
         # A session waits on this: no longer than its bound, even while a command holds the store.
         sock = open_socket(data_dir, timeout_s, start=start, patient=False)
         try:
-            return _answer(sock, request, timeout_s)
+            return _answer(sock, request, timeout_s if answer_within_s is None else answer_within_s)
         except _Left:
             if not tries_left:
                 said = _last_word(log, logged)

@@ -13,6 +13,9 @@ what to print and the exit code, or with an error whose ``data.exit`` is the exi
 The injection call: a hook's one request. A hook sends one :data:`INJECT` request (the
 event, its session, its directory, the prompt, the hooks' limits) and the host answers with
 the text to inject, the ids it cites and its tokens, or with an error of one line.
+The capture call: a capture hook's one request. A hook sends one :data:`CAPTURE` request (the
+session, its transcript's path, its directory) and the host reads what the transcript gained, stores
+it and answers with what it stored, or with an error of one line.
 
 Kept free of ``mcp`` and of the stores: the joining side imports only this.
 """
@@ -52,6 +55,7 @@ METHOD = "hybrid-memory/command"
 STDERR = "hybrid-memory/stderr"
 COMMAND_ERROR = -32000
 INJECT = "hybrid-memory/inject"
+CAPTURE = "hybrid-memory/capture"
 SESSION_START = "session-start"
 PROMPT = "prompt"
 
@@ -69,6 +73,11 @@ def request(command: str, scope: dict[str, str | None], args: dict[str, Any], *,
 def inject_request(event: str, params: dict[str, Any]) -> bytes:
     """A hook's :data:`INJECT` request for ``event`` (:data:`SESSION_START` or :data:`PROMPT`)."""
     return line({"jsonrpc": "2.0", "id": 1, "method": INJECT, "params": {**params, "event": event}})
+
+
+def capture_request(params: dict[str, Any]) -> bytes:
+    """A hook's :data:`CAPTURE` request: ``session_id``, ``transcript`` (its path) and ``cwd``."""
+    return line({"jsonrpc": "2.0", "id": 1, "method": CAPTURE, "params": params})
 
 
 def method_of(first_line: bytes) -> str | None:

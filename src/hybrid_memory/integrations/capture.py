@@ -1,66 +1,93 @@
-"""Capture: the new part of a session's transcript remembered as its thread, through the host.
+"""Capture, on the host: what a session's transcript gained since the last capture, remembered.
 
-Each session keeps a small offset file (``hooks/capture/<session>.json`` in the data dir):
-the byte offset read so far and a fingerprint of the bytes just before it. A transcript
-that shrank or was rewritten no longer matches its fingerprint and is read again from the
-start; that stores nothing twice, because a message's memory id derives from the session
-and the entry's uuid. Nor is a reply that carries nothing ("Done.", "Checking."), or a
-question or reply saying word for word what an earlier one of the project said (asked
-again in another session); a statement said again is stored again, since restating a
-rule reinforces its note. The project keeps the hashes of what it stored
-(``hooks/said/<project>.json``). The offset moves only after the host acknowledged the
-write, so a capture that failed (host down, store down) is retried whole by the next one,
-which :mod:`~hybrid_memory.integrations.pending` makes sure comes.
+A capture hook sends one :data:`~hybrid_memory.host.wire.CAPTURE` request (the session, its
+transcript's path, its directory) and the host, which owns the store, does the rest here:
+
+- It reads the transcript from the session's *position*: where its last capture stopped. The
+  host keeps it in memory while it runs (with a fingerprint of the bytes before it: a transcript
+  that shrank or was rewritten is read again from the start), and the store keeps it for the
+  next host: each captured message's memory records ``transcript_at``, the byte offset of the
+  line it begins on, and a host that knows no position starts at the last one stored.
+- It leaves out a message already stored (so a capture cut short, its host killed, is finished
+  by the next one and nothing is stored twice; a message's memory id derives from the session
+  and the entry's uuid), a reply that carries nothing ("Done.", "Checking."), and a question or
+  reply saying word for word what the project stored under another message (asked again in
+  another session): each question and reply is stored with ``repeat_key``, a digest of its
+  normalized words, and one filtered lookup per batch finds the keys the project holds. A
+  statement said again is stored again, since restating a rule reinforces its note.
+- It stores the rest as the session's thread, :data:`BATCH` messages a write, with the notes,
+  entities and digest drawn from them (``harvest``).
+
+Nothing is kept beside the store, so forgetting a project, a thread or a memory forgets what
+capture knew of it too. Data dirs of earlier versions kept offsets and said-hashes in the hooks'
+folder (``hooks/capture``, ``hooks/said``, ``hooks/sessions``): the host removes them unread when
+it starts (:func:`drop_earlier_state`); a session captured by an earlier version is read again
+from its start once, which stores nothing twice.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
-import os
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import logging
+import shutil
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
 
 from hybrid_memory import codestate
-from hybrid_memory.host.client import connect
-from hybrid_memory.integrations.config import (
-    CAPTURE_LOCK,
-    HookConfig,
-    project_of,
-    safe_name,
-    said_file,
-)
-from hybrid_memory.integrations.transcript import Message, read_from
-from hybrid_memory.service.knowledge import HARVEST_META
+from hybrid_memory.errors import InvalidInputError
+from hybrid_memory.host import wire
+from hybrid_memory.integrations.config import hooks_dir
+from hybrid_memory.integrations.hosted import _scope
+from hybrid_memory.integrations.transcript import Message, Reading, read_from, started_in
+from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, Scope
+from hybrid_memory.service import MemoryService
+from hybrid_memory.service.writes.drafts import ThreadDraft
+from hybrid_memory.service.writes.threads import memory_id
+from hybrid_memory.service.writes.validation import replaced_identifier
 from hybrid_memory.text.filler import is_filler
 from hybrid_memory.text.questions import asks
 from hybrid_memory.text.words import normalized
+from hybrid_memory.tools.app import AppContext
+
+logger = logging.getLogger(__name__)
 
 BATCH = 200
-"""Messages per remember_thread call: a long first capture goes in several bounded requests."""
-HARVEST = {HARVEST_META: True}
-"""remember_thread's ``_meta`` from capture: the host also draws notes, entities and the digest from it."""
+"""Messages per write: a long first capture is stored in several bounded steps."""
+EARLIER_STATE = ("capture", "said", "sessions")
+"""The folders of ``hooks/`` in which earlier versions kept capture state beside the store."""
 _FINGERPRINT_BYTES = 256
-_SAID_KEPT = 20_000
 _REPEAT_MIN_WORDS = 3
 """A repeat shorter than this ("yes", "go on") says nothing on its own; it is kept in its thread."""
-
-
-class CaptureBusy(TimeoutError):
-    """Another process captures the session now (it holds the session's lock)."""
+_PAGE = 256
 
 
 @dataclass
 class Captured:
+    """What one capture did."""
+
     stored: int
     unchanged: int
     messages: int
+    """The messages worth storing that the read found (new or stored before)."""
     skipped: dict[str, int] = field(default_factory=dict)
     """The lines read that gave no message, by kind."""
+
+    def as_result(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Position:
+    transcript: str
+    offset: int
+    fingerprint: str
 
 
 def _fingerprint(path: Path, offset: int) -> str:
@@ -69,83 +96,37 @@ def _fingerprint(path: Path, offset: int) -> str:
         return hashlib.sha256(f.read(min(offset, _FINGERPRINT_BYTES))).hexdigest()
 
 
-def _start(path: Path, state_file: Path) -> int:
-    """Where to read from: the saved offset, or 0 when the transcript is not the one it was taken on."""
-    try:
-        state = json.loads(state_file.read_text())
-        offset = int(state["offset"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return 0
-    if offset <= 0 or path.stat().st_size < offset or _fingerprint(path, offset) != state.get("fingerprint"):
-        return 0
-    return offset
+def _starts_a_line(path: Path, offset: int) -> bool:
+    """Whether ``offset`` is where a line of ``path`` begins (the file still holds what was read)."""
+    if offset == 0:
+        return True
+    if path.stat().st_size < offset:
+        return False
+    with path.open("rb") as f:
+        f.seek(offset - 1)
+        return f.read(1) == b"\n"
 
 
-def _save(path: Path, state_file: Path, end: int) -> None:
-    tmp = state_file.with_suffix(".tmp")
-    tmp.write_text(
-        json.dumps({"transcript": str(path), "offset": end, "fingerprint": _fingerprint(path, end)})
-    )
-    os.replace(tmp, state_file)
+def _home(transcript: Path, cwd: Path) -> Path:
+    """The directory the session started in: an agent that cd'd into a subfolder does not move its
+    project. A start directory not on this machine names no repository: the hook's ``cwd`` does."""
+    home = started_in(transcript)
+    return Path(home) if home and Path(home).is_dir() else cwd
 
 
-@contextlib.contextmanager
-def _locked(lock_path: Path, mode: int, timeout_s: float) -> Iterator[bool]:
-    """Hold ``lock_path`` (flock ``mode``) for the block; yields False when it stayed taken ``timeout_s``."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, mode | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    yield False
-                    return
-                time.sleep(0.02)
-        yield True
-    finally:
-        os.close(fd)
+def _read(transcript: Path, start: int, cwd: Path) -> Reading:
+    reading = read_from(transcript, start, str(cwd))
+    with_code(reading.messages, cwd)
+    return reading
 
 
-def settled(config: HookConfig, timeout_s: float) -> bool:
-    """Wait (within ``timeout_s``) until no capture is in progress: a new session then sees the last one."""
-    with _locked(config.state_dir / CAPTURE_LOCK, fcntl.LOCK_EX, timeout_s) as free:
-        return free
-
-
-def capture(
-    config: HookConfig, session_id: str, transcript: Path, cwd: Path, *, lock_timeout_s: float | None = None
-) -> Captured:
-    """Remember what the transcript gained since the last capture of this session; idempotent.
-
-    Another capture of the session in progress is waited for ``lock_timeout_s`` (default: the
-    hooks' timeout), then this one gives up with :class:`CaptureBusy`.
-    """
-    state_dir = config.state_dir / "capture"
-    state_file = state_dir / f"{safe_name(session_id)}.json"
-    wait = config.timeout_s if lock_timeout_s is None else lock_timeout_s
-    with _locked(state_dir / f"{safe_name(session_id)}.lock", fcntl.LOCK_EX, wait) as ours:
-        if not ours:
-            raise CaptureBusy(f"another capture of session {session_id} held its lock for {wait:g} s")
-        reading = read_from(transcript, _start(transcript, state_file), str(cwd))
-        with_code(reading.messages, cwd)
-        said = _Said(config, cwd)
-        messages = said.worth_storing(reading.messages)
-        done = Captured(0, 0, len(messages), reading.skipped)
-        if messages:
-            with connect(config.data_dir, cwd, timeout_s=config.timeout_s) as host:
-                for i in range(0, len(messages), BATCH):
-                    batch = [m.as_argument() for m in messages[i : i + BATCH]]
-                    arguments = {"thread_id": session_id, "messages": batch}
-                    result = host.call_tool("remember_thread", arguments, HARVEST)
-                    done.stored += int(result.get("stored", 0))
-                    done.unchanged += int(result.get("unchanged", 0))
-            said.save()
-        _save(transcript, state_file, reading.end)
-        return done
+def repeat_key(message: Message) -> str | None:
+    """The digest of a question's or a reply's normalized words; None for what is kept even when said
+    again: a statement of the user's (restating a rule reinforces its note), a text of a few words."""
+    flat = normalized(message.text)
+    if len(flat.split()) < _REPEAT_MIN_WORDS or (message.role == "user" and not asks(message.text)):
+        return None
+    return hashlib.sha256(flat.encode()).hexdigest()[:16]
 
 
 def with_code(messages: list[Message], cwd: Path) -> None:
@@ -163,43 +144,139 @@ def with_code(messages: list[Message], cwd: Path) -> None:
             turn.append(message)
 
 
-class _Said:
-    """What the project's captures stored, as hashes of its normalized texts (message id -> hash)."""
+async def _stored_position(service: MemoryService, scope: Scope, thread_id: str, transcript: Path) -> int:
+    """Where the session's last capture stored its last message, as the store says; 0 when it says
+    nothing (no capture yet, or an earlier version's) or the transcript no longer matches."""
+    flt = MemoryFilter(scope=scope, thread_id=thread_id, kinds=[MemoryKind.MESSAGE])
+    last, offset = 0, None
+    while True:
+        page, offset = await service.stores.vectors.scroll(flt, _PAGE, offset)
+        last = max([last, *(m.transcript_at or 0 for m in page)])
+        if offset is None:
+            break
+    return last if await anyio.to_thread.run_sync(_starts_a_line, transcript, last) else 0
 
-    def __init__(self, config: HookConfig, cwd: Path) -> None:
-        self.path = said_file(config, project_of(config, cwd))
+
+async def _unstored(
+    service: MemoryService, scope: Scope, thread_id: str, messages: list[Message]
+) -> list[Message]:
+    """``messages`` without those the thread holds already."""
+    thread, _ = replaced_identifier(thread_id, "thread_id")
+    held: set[str] = set()
+    for i in range(0, len(messages), BATCH):
+        batch = messages[i : i + BATCH]
+        ids = {memory_id(scope, thread, replaced_identifier(m.id, "id")[0], 0): m.id for m in batch}
+        held.update(ids[m.id] for m in await service.stores.vectors.get(scope, list(ids)))
+    return [m for m in messages if m.id not in held]
+
+
+async def _said_before(service: MemoryService, scope: Scope, keys: list[str]) -> set[str]:
+    """Those of ``keys`` the project's memories carry."""
+    found: set[str] = set()
+    if not keys:
+        return found
+    flt = MemoryFilter(scope=scope, kinds=[MemoryKind.MESSAGE], repeat_keys=keys)
+    offset = None
+    while True:
+        page, offset = await service.stores.vectors.scroll(flt, _PAGE, offset)
+        found.update(m.repeat_key for m in page if m.repeat_key)
+        if offset is None:
+            return found
+
+
+def _argument(message: Message, key: str | None) -> MessageIn:
+    given = message.as_argument()
+    return MessageIn.model_validate({**given, "repeat_key": key} if key else given)
+
+
+def _request(params: Mapping[str, Any]) -> tuple[str, Path, Path]:
+    session_id, transcript, cwd = params.get("session_id"), params.get("transcript"), params.get("cwd")
+    if not isinstance(session_id, str) or not session_id or not isinstance(transcript, str) or not transcript:
+        raise InvalidInputError(
+            "a capture needs params.session_id and params.transcript (the transcript's path), and params.cwd"
+        )
+    path = Path(transcript)
+    if not path.is_file():
+        raise InvalidInputError(f"the transcript {path} does not exist; nothing captured")
+    return session_id, path, Path(cwd) if isinstance(cwd, str) and cwd else path.parent
+
+
+class Captures:
+    """The host's captures: each session's position while the host runs, one capture of a session at
+    a time (a second waits for the first, then finds what is left)."""
+
+    def __init__(self) -> None:
+        self._positions: dict[str, _Position] = {}
+        self._locks: dict[str, anyio.Lock] = {}
+
+    def _start(self, session_id: str, transcript: Path) -> int | None:
+        """The position this host keeps for the session; 0 when the transcript changed under it."""
+        known = self._positions.get(session_id)
+        if known is None or known.transcript != str(transcript):
+            return None
+        if transcript.stat().st_size < known.offset:
+            return 0
+        if _fingerprint(transcript, known.offset) != known.fingerprint:
+            return 0
+        return known.offset
+
+    async def capture(self, app: AppContext, params: Mapping[str, Any]) -> Captured:
+        """Remember what the transcript in ``params`` gained since the session's last capture."""
+        session_id, transcript, cwd = _request(params)
+        async with self._locks.setdefault(session_id, anyio.Lock()):
+            await app.ready()
+            cwd = await anyio.to_thread.run_sync(_home, transcript, cwd)
+            scope = await _scope(app, cwd)
+            service = app.service
+            start = await anyio.to_thread.run_sync(self._start, session_id, transcript)
+            if start is None:
+                start = await _stored_position(service, scope, session_id, transcript)
+            reading = await anyio.to_thread.run_sync(_read, transcript, start, cwd)
+            worth = [m for m in reading.messages if not is_filler(m.text)]
+            new = await _unstored(service, scope, session_id, worth)
+            keys = {m.id: repeat_key(m) for m in new}
+            said = await _said_before(service, scope, sorted({k for k in keys.values() if k}))
+            kept: list[MessageIn] = []
+            for message in new:
+                key = keys[message.id]
+                if key is not None and key in said:
+                    continue  # said word for word before, in the project: a repeat
+                if key is not None:
+                    said.add(key)
+                kept.append(_argument(message, key))
+            done = Captured(0, len(worth) - len(new), len(worth) - len(new) + len(kept), reading.skipped)
+            for i in range(0, len(kept), BATCH):
+                draft = ThreadDraft(thread_id=session_id, messages=kept[i : i + BATCH])
+                result = await service.remember_thread(scope, draft, harvest=True)
+                done.stored += result.stored
+                done.unchanged += result.unchanged
+            fingerprint = await anyio.to_thread.run_sync(_fingerprint, transcript, reading.end)
+            self._positions[session_id] = _Position(str(transcript), reading.end, fingerprint)
+            return done
+
+    async def serve(self, first_line: bytes, stream: anyio.abc.ByteStream, app: AppContext) -> None:
+        """Answer the capture request in ``first_line`` on ``stream``; the caller closes the stream. The
+        capture goes on to its end when the hook stops waiting: the next one then finds it done."""
+        from hybrid_memory.exits import classify
+
         try:
-            loaded = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            loaded = {}
-        self.by_id: dict[str, str] = loaded if isinstance(loaded, dict) else {}
+            request = json.loads(first_line)
+            params = request.get("params") if isinstance(request, dict) else None
+            done = await self.capture(app, params if isinstance(params, dict) else {})
+            reply = wire.line({"jsonrpc": "2.0", "id": 1, "result": done.as_result()})
+        except Exception as exc:  # the hook keeps the capture waiting and says why in one line
+            code, message = classify(exc)
+            logger.info("a capture failed: %s", message)
+            reply = wire.failure(code, message)
+        try:
+            await stream.send(reply)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the hook gave up waiting
 
-    def worth_storing(self, messages: list[Message]) -> list[Message]:
-        """``messages`` without filler, and without a question or a reply the project stored word for word
-        under another id."""
-        owner = {h: i for i, h in self.by_id.items()}
-        kept = []
-        for message in messages:
-            if is_filler(message.text):
-                continue
-            flat = normalized(message.text)
-            # A rule stated again is kept: restating it is what reinforces its note.
-            if len(flat.split()) >= _REPEAT_MIN_WORDS and (message.role != "user" or asks(message.text)):
-                digest = hashlib.sha256(flat.encode()).hexdigest()[:16]
-                if owner.setdefault(digest, message.id) != message.id:
-                    continue
-                self.by_id[message.id] = digest
-            kept.append(message)
-        return kept
 
-    def save(self) -> None:
-        """Merged with what other sessions' captures saved meanwhile (they may run at the same time)."""
-        with _locked(self.path.with_suffix(".lock"), fcntl.LOCK_EX, 10.0):
-            try:
-                current = json.loads(self.path.read_text())
-            except (OSError, ValueError):
-                current = {}
-            merged = {**(current if isinstance(current, dict) else {}), **self.by_id}
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(dict(list(merged.items())[-_SAID_KEPT:])))
-            os.replace(tmp, self.path)
+async def drop_earlier_state(data_dir: Path) -> None:
+    """Remove, unread, what earlier versions kept of captures in the hooks' folder (:data:`EARLIER_STATE`)."""
+    for name in EARLIER_STATE:
+        folder = hooks_dir(data_dir) / name
+        if await anyio.Path(folder).is_dir():
+            await anyio.to_thread.run_sync(partial(shutil.rmtree, folder, ignore_errors=True))

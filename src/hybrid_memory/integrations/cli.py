@@ -15,6 +15,10 @@ if TYPE_CHECKING:  # the parser is built on every command's path, joined ones in
     from hybrid_memory.settings import Settings
 
 
+IMPORT_S = 3600.0
+"""How long one transcript's import may take (a long session is embedded whole)."""
+
+
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     hook = sub.add_parser(
         "hook",
@@ -64,11 +68,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         from hybrid_memory.integrations.hooks import run as run_hook
 
         return run_hook(args.event, sys.stdin, sys.stdout, sys.stderr)
-    from hybrid_memory.integrations.capture import capture
-    from hybrid_memory.integrations.config import HookConfig
+    from hybrid_memory.host import wire
+    from hybrid_memory.host.client import ask
     from hybrid_memory.integrations.transcript import read_from
 
-    config = HookConfig.from_env()._replace(data_dir=settings.data_dir, timeout_s=120.0)
     sessions = stored = unchanged = 0
     skipped: dict[str, int] = {}
     undated = 0
@@ -83,18 +86,22 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             continue
         # The thread the hooks give the session, so a session imported and captured is stored once.
         session = whole.session_id or transcript.stem
-        done = capture(config, session, transcript, Path(whole.cwd))
+        # One capture request, as a hook sends it: the host reads the file and stores what it lacks.
+        params = {"session_id": session, "transcript": str(transcript.resolve()), "cwd": whole.cwd}
+        done = ask(settings.data_dir, wire.capture_request(params), timeout_s=120.0, answer_within_s=IMPORT_S)
         sessions += 1
-        stored += done.stored
-        unchanged += done.unchanged
-        for kind, n in done.skipped.items():
+        stored += int(done.get("stored") or 0)
+        unchanged += int(done.get("unchanged") or 0)
+        lines_skipped: dict[str, int] = done.get("skipped") or {}
+        for kind, n in lines_skipped.items():
             skipped[kind] = skipped.get(kind, 0) + n
-        lines = f"; lines skipped: {_counts(done.skipped)}" if done.skipped else ""
+        lines = f"; lines skipped: {_counts(lines_skipped)}" if lines_skipped else ""
         if whole.undated:
             undated += whole.undated
             lines += f"; {whole.undated} unreadable timestamps dated by their neighbours"
         print(
-            f"{session}: {done.messages} messages ({done.stored} stored) from {whole.cwd}{lines}",
+            f"{session}: {done.get('messages')} messages ({done.get('stored')} stored) "
+            f"from {whole.cwd}{lines}",
             file=sys.stderr,
         )
     if subagents:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections
 import os
-import zlib
 from pathlib import Path
 
 from hybrid_memory.host.lock import data_dir_from_env
@@ -133,7 +132,7 @@ class HookConfig(_Config):
 
     @property
     def state_dir(self) -> Path:
-        """Where the hooks keep their small files: capture offsets, the recent sessions, the log."""
+        """Where the hooks keep their small files: the captures that wait, the log, the injections'."""
         return hooks_dir(self.data_dir)
 
 
@@ -158,24 +157,3 @@ def project_of(config: HookConfig, cwd: Path) -> str:
 def safe_name(name: str) -> str:
     """``name`` usable as a file name (a session id, a project)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:128] or "_"
-
-
-def recent_sessions_file(config: HookConfig, project: str) -> Path:
-    """The file the hooks once kept of the project's latest sessions (the store knows them now: it is
-    only removed with the project), named by the project's folder and a digest of its whole name, so
-    two folders named alike keep two files."""
-    from hybrid_memory.projects import label
-
-    # crc32, not hashlib: importing hashlib (OpenSSL) would cost every hook more than the hook's own work.
-    digest = f"{zlib.crc32(project.encode()):08x}"
-    return config.state_dir / "sessions" / f"{safe_name(label(project))[:64]}-{digest}.json"
-
-
-def said_file(config: HookConfig, project: str) -> Path:
-    """Hashes of what the project's captures stored (message id -> hash of its normalized text)."""
-    return config.state_dir / "said" / recent_sessions_file(config, project).name
-
-
-def project_state_files(config: HookConfig, project: str) -> tuple[Path, ...]:
-    """Every file the hooks keep about one project beside the store (gone when the project is forgotten)."""
-    return recent_sessions_file(config, project), said_file(config, project)

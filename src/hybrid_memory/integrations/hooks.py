@@ -1,8 +1,9 @@
 """``hybrid-memory hook <event>``: the Claude Code plugin's hooks.
 
-Each reads Claude Code's JSON payload on stdin, does its work through the host and
+Each reads Claude Code's JSON payload on stdin, sends one request to the host and
 prints only the JSON Claude Code expects. It always exits 0: a failure is one line on
-stderr and the session goes on. Capture (Stop, PreCompact, SessionEnd) runs detached,
+stderr and the session goes on. Capture (Stop, PreCompact, SessionEnd) keeps the capture
+waiting on disk (:mod:`~hybrid_memory.integrations.pending`), then runs detached,
 so the session never waits on it; a session that starts waits (briefly) for captures
 still running, so it sees what the previous one said.
 """
@@ -111,7 +112,7 @@ def _inject(
 
 
 def _session_start(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] | None:
-    from hybrid_memory.integrations.capture import settled
+    from hybrid_memory.integrations.pending import settled
 
     settled(config, SETTLE_S)
     return _inject(config, payload, "SessionStart", None)
@@ -139,19 +140,13 @@ def _sync_after_session(cwd: Path) -> None:
 
 
 def _capture(config: HookConfig, payload: dict[str, Any], *, ended: bool) -> None:
+    """Keep the capture waiting, then one request: the host reads what is new and stores it."""
     from hybrid_memory.integrations import pending
-    from hybrid_memory.integrations.transcript import started_in
 
-    transcript = _transcript(payload)
-    # The session's project is where it started: an agent that cd'd into a subfolder does not move it.
-    # A start directory that is not on this machine (gone since, or a copied transcript) names no
-    # repository: the hook's own cwd does.
-    home = started_in(transcript)
-    started = Path(home) if home and Path(home).is_dir() else None
-    session_id, cwd = payload["session_id"], started or _cwd(payload)
+    session_id, transcript, cwd = payload["session_id"], _transcript(payload), _cwd(payload)
     pending.keep(config, session_id, transcript, cwd)  # before trying: a failure cannot lose it
     if not config.detach:
-        pending.attempt(config, session_id, lock_timeout_s=config.timeout_s)
+        pending.attempt(config, session_id)
         if ended:
             _sync_after_session(cwd)
         return

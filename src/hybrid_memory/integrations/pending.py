@@ -28,12 +28,14 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from hybrid_memory.integrations.config import HookConfig, hooks_dir, safe_name
+from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig, hooks_dir, safe_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
     from typing import Any
 
+ANSWER_S = 600.0
+"""How long a capture waits for the host's answer (the first capture of a long session stores much)."""
 PATIENCE_S = 1800.0
 """How long a detached capture keeps trying (waiting for a command that holds the store, or for the host)."""
 RETRY_AFTER_S = 30.0
@@ -145,9 +147,12 @@ def _redacted(error: str) -> str:
     return redact(error).text
 
 
-def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> None:
-    """Capture the waiting session once: it stops waiting when that succeeds, or when nothing is left."""
-    from hybrid_memory.integrations.capture import CaptureBusy, capture
+def attempt(config: HookConfig, session_id: str) -> None:
+    """Capture the waiting session once: one request to the host, which reads the transcript and stores
+    what is new (:mod:`hybrid_memory.integrations.capture`); it stops waiting when that succeeds, or
+    when its transcript is gone."""
+    from hybrid_memory.host import wire
+    from hybrid_memory.host.client import ask
 
     entry = _read(_file(config, session_id))
     if entry is None:
@@ -159,14 +164,33 @@ def attempt(config: HookConfig, session_id: str, *, lock_timeout_s: float) -> No
             config.state_dir, f"capture of session {session_id} dropped: its transcript {transcript} is gone"
         )
         return
+    params = {"session_id": session_id, "transcript": str(transcript), "cwd": str(entry.get("cwd"))}
     try:
-        capture(config, session_id, transcript, Path(str(entry.get("cwd"))), lock_timeout_s=lock_timeout_s)
-    except CaptureBusy:
-        raise  # not a failure: another process captures it now
+        request = wire.capture_request(params)
+        ask(config.data_dir, request, timeout_s=config.timeout_s, answer_within_s=ANSWER_S)
     except Exception as exc:
         failed(config, session_id, describe(exc))
         raise
     done(config, session_id, token)
+
+
+def settled(config: HookConfig, timeout_s: float) -> bool:
+    """Wait (within ``timeout_s``) until no capture hook is in progress: a new session then sees the last
+    one. False when one still was."""
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.02)
+    finally:
+        os.close(fd)
 
 
 def _command_holding(config: HookConfig) -> str | None:
@@ -196,7 +220,7 @@ def patiently(
             time.sleep(_POLL_S)  # the command finishes, then a host can start
             holder = _command_holding(config)
         try:
-            attempt(config, session_id, lock_timeout_s=config.timeout_s)
+            attempt(config, session_id)
             return
         except Exception:
             if time.monotonic() > deadline:
@@ -232,12 +256,8 @@ def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = Fa
 
 
 def _retried(config: HookConfig, entry: dict[str, Any]) -> bool:
-    from hybrid_memory.integrations.capture import CaptureBusy
-
     try:
-        attempt(config, entry["session_id"], lock_timeout_s=0.0)
-    except CaptureBusy:
-        return False  # a capture in progress holds its session's lock: that one is not ours to do
+        attempt(config, entry["session_id"])
     except Exception as exc:
         _log(config.state_dir, f"retried capture of session {entry['session_id']} failed: {describe(exc)}")
         return False

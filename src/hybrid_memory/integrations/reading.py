@@ -87,6 +87,8 @@ class Message:
     """What capture found of its turn's edited files (:func:`hybrid_memory.codestate.snapshot`)."""
     activity: list[dict[str, str]] = field(default_factory=list)
     """Its tool uses as data (:mod:`hybrid_memory.text.activity`); its text shows each as a line."""
+    at: int = 0
+    """The byte offset in its transcript of the line it begins on (where a read that finds it starts)."""
 
     def as_argument(self) -> dict[str, Any]:
         message: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
@@ -96,6 +98,7 @@ class Message:
             message["code"] = self.code
         if self.activity:
             message["activity"] = self.activity
+        message["transcript_at"] = self.at
         return message
 
 
@@ -214,7 +217,7 @@ class Pass:
         text = "\n".join(lines)
         if role == "user" and self.reading.first_prompt is None:
             self.reading.first_prompt = text
-        message = Message(message_id, role, text, readable_time(stamp), self.edited)
+        message = Message(message_id, role, text, readable_time(stamp), self.edited, at=self.offset)
         message.activity = uses
         if message.created_at is None:
             self.undated.append(message)

@@ -130,6 +130,11 @@ class Memory(BaseModel):
     """For a message captured from a coding session: the files its turn edited, as they were then."""
     activity: list[ToolUse] = Field(default_factory=list)
     """For a message captured from a coding session: the files it edited and read, the commands it ran."""
+    repeat_key: str | None = None
+    """For a question or reply captured from a session: a digest of its normalized words, by which capture
+    knows the same words said again in another session."""
+    transcript_at: int | None = None
+    """For a message captured from a session's transcript: the byte offset of the line it begins on."""
 
     @field_validator("created_at", "valid_from", "valid_to", "expires_at", "last_accessed_at")
     @classmethod
@@ -196,6 +201,8 @@ class MemoryFilter(BaseModel):
     """Ids that are not UUIDs match nothing."""
     pinned: bool | None = None
     private: bool | None = None
+    repeat_keys: list[str] | None = None
+    """Match memories whose ``repeat_key`` is one of these."""
     expires_before: datetime | None = None
     """Exclusive; memories without ``expires_at`` never match."""
     alive: Liveness | None = None

@@ -231,9 +231,10 @@ class Threads:
             # A microsecond apart, so the thread's order survives messages sent without a time.
             created = message.created_at or now + timedelta(microseconds=index)
             memories = self._message_memories(scope, draft, write.thread_id, message_id, role, text, created)
-            code, activity = _code(message, index), _activity(message, index)
-            if code is not None or activity:
-                memories = [m.model_copy(update={"code": code, "activity": activity}) for m in memories]
+            code, activity, marks = _code(message, index), _activity(message, index), _marks(message, index)
+            if code is not None or activity or marks:
+                update = {"code": code, "activity": activity, **marks}
+                memories = [m.model_copy(update=update) for m in memories]
             planned.extend(memories)
             write.per_message.append([m.id for m in memories])
 
@@ -311,6 +312,21 @@ def _activity(message: MessageIn, index: int) -> list[ToolUse]:
             f"messages[{index}].activity is not valid; give a list of {{verb, path | command, outcome}} "
             "or leave it out."
         ) from None
+
+
+def _marks(message: MessageIn, index: int) -> dict[str, object]:
+    """The message's ``repeat_key`` and ``transcript_at``, when capture gives them (what it reads back:
+    :mod:`hybrid_memory.integrations.capture`)."""
+    given = message.model_extra or {}
+    key, end = given.get("repeat_key"), given.get("transcript_at")
+    if (key is not None and not isinstance(key, str)) or (
+        end is not None and (not isinstance(end, int) or isinstance(end, bool) or end < 0)
+    ):
+        raise InvalidInputError(
+            f"messages[{index}].repeat_key must be a string and transcript_at a byte offset (an integer "
+            "from 0); or leave them out."
+        )
+    return {name: value for name, value in (("repeat_key", key), ("transcript_at", end)) if value is not None}
 
 
 def _code(message: MessageIn, index: int) -> CodeState | None:
