@@ -10,6 +10,7 @@ and opens nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -53,11 +54,12 @@ def serve(args: argparse.Namespace, settings: Settings) -> NoReturn:
 
 
 def _lock_at_once(settings: Settings, args: argparse.Namespace) -> int | None:
-    """The host lock, for a stdio or headless server that is to host the store (no process holds it):
-    taken first, so the stores open while the server imports. None otherwise (the usual wait decides)."""
+    """The host lock, for a stdio server that is to host the store (no process holds it): taken first, so
+    the stores open while the server imports. None otherwise (the usual wait decides; a headless host
+    opens its stores once its first client asks, so a store that cannot open tells that client why)."""
     from hybrid_memory.host.lock import SERVER, socket_fits, try_lock
 
-    if args.transport == "http" or (args.detached_host and not args.headless):
+    if args.transport == "http" or args.headless or args.detached_host:
         return None
     if not socket_fits(settings.data_dir):
         return None  # the server refuses this data dir: it says why before anything opens
@@ -75,14 +77,18 @@ async def _serve_async(args: argparse.Namespace, settings: Settings, lock_fd: in
         return
     # This process hosts: the model loads and the stores open while the server's protocol stack imports.
     opening = StoreOpening(settings, on_open=heap.settle)
+
+    async def open_stores() -> None:
+        # A store that cannot open stops the server from the lifespan, as any server's does: once it
+        # listens, so the hooks and clients that came are told why.
+        with contextlib.suppress(Exception):
+            await opening.run()
+
     async with anyio.create_task_group() as tg:
-        tg.start_soon(opening.run)
+        tg.start_soon(open_stores)
         try:
             await opening.handed_off()  # one import at a time: two threads of Python only slow each other
-            # Abandoned when the stores cannot open: that error ends the server at once.
-            host = await anyio.to_thread.run_sync(
-                _build_host, settings, opening, lock_fd, abandon_on_cancel=True
-            )
+            host = await anyio.to_thread.run_sync(_build_host, settings, opening, lock_fd)
             await _run_host(args, settings, host)
         finally:
             await opening.close()

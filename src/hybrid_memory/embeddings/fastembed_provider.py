@@ -1,8 +1,7 @@
 """Local embeddings: fastembed runs an ONNX model on the CPU, with no torch and no server.
 
-The model loads in a worker thread, exactly once: from :meth:`FastEmbedEmbedder.start_loading` (a server
-that hosts calls it first thing, beside the opening of its stores), :meth:`~FastEmbedEmbedder.warm_up`,
-or else the first embedding. Inference runs
+The model loads in a worker thread, exactly once: on :meth:`FastEmbedEmbedder.warm_up` (the server
+calls it as its stores open, beside the rest of its start) or else on the first embedding. Inference runs
 on one onnxruntime thread, one call at a time: on a two-core machine shared with the stores, more threads
 measured 40x slower under load, and one call at a time keeps query latency flat while a long thread is
 being remembered.
@@ -10,7 +9,6 @@ being remembered.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -102,7 +100,6 @@ class FastEmbedEmbedder:
         self._load_lock = anyio.Lock()
         self._load_thread_lock = threading.Lock()
         self._limiter = anyio.CapacityLimiter(1)
-        self._warmed = False
 
     @property
     def model_name(self) -> str:
@@ -137,19 +134,6 @@ class FastEmbedEmbedder:
         """
         model = await self._ensure_loaded()
         await anyio.to_thread.run_sync(self._warm_up_sync, model, limiter=self._limiter)
-
-    def start_loading(self) -> None:
-        """Begin :meth:`warm_up`'s work now, on a thread of its own, without an event loop.
-
-        The server calls this before it imports the rest of itself, so the model loads
-        meanwhile (creating the ONNX session releases the GIL). Whatever needs the model
-        before the load is done waits for it; a load that fails is raised by the first use.
-        """
-        threading.Thread(target=self._load_and_warm_up, name="embedding-model", daemon=True).start()
-
-    def _load_and_warm_up(self) -> None:
-        with contextlib.suppress(BackendError):  # kept: the first use raises it with its fix
-            self._warm_up_sync(self._load_sync())
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors for ``texts``, in order, embedded as documents (passages).
@@ -214,7 +198,6 @@ class FastEmbedEmbedder:
     async def close(self) -> None:
         """Release the model; a later call loads it again."""
         self._model = None
-        self._warmed = False
         self._load_error = None
 
     async def _ensure_loaded(self) -> Model:
@@ -242,12 +225,9 @@ class FastEmbedEmbedder:
             return self._model
 
     def _warm_up_sync(self, model: Model) -> None:
-        if self._warmed:
-            return
         self._get_tokenizer()
         # onnxruntime allocates its buffers on the first run: pay for that here too.
         self._embed_sync(model, ["warm-up"], query=False)
-        self._warmed = True
 
     def _create_model(self) -> Model:
         if self._model_path is not None and self._model_path.resolve() == PACKAGED_MODEL_DIR:

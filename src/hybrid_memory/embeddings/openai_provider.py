@@ -106,9 +106,6 @@ class OpenAIEmbedder:
             )
         return self._dimension
 
-    def start_loading(self) -> None:
-        """Nothing to load ahead: the model is the server's (:meth:`warm_up` learns its dimension)."""
-
     async def warm_up(self) -> None:
         """Learn the dimension by embedding a probe text, once, if it is not known yet.
 

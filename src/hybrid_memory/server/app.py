@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
     from hybrid_memory.tools.registry import ToolSet
 
 logger = logging.getLogger(__name__)
+
+OPEN_WITHIN_S = 1.0
+"""A server whose stores did not start opening before it was built opens them once the handshake is over,
+or this long after start."""
+FAILED_WITHIN_S = 10.0
+"""Stores that could not open stop the server once a client has asked for them, or this long after start."""
 
 INSTRUCTIONS = """\
 Long-term memory across conversations. Call recall_memory before answering anything that may depend
@@ -75,21 +82,28 @@ async def serving_app(
     """
     app = _new_app(settings)
 
-    async def attach(opening: StoreOpening) -> None:
+    async def attach(opening: StoreOpening, *, taken_over: bool) -> None:
         try:
             app.attach(await opening.service())
-        except BaseException as exc:
+        except Exception as exc:
             app.fail(exc)
+            if taken_over:  # not before a client has asked (or FAILED_WITHIN_S has passed): it is told why
+                await app.wanted(FAILED_WITHIN_S)
+                raise
 
     async with anyio.create_task_group() as tg:
+        taken_over = opening is not None
         if opening is None:
+            # Opened once the handshake is over, or OPEN_WITHIN_S after start: a store that cannot open
+            # stops this server after its first client has been told why.
             opening = StoreOpening(settings, embedder, on_open)
-            tg.start_soon(opening.run)
-        tg.start_soon(attach, opening)
+            tg.start_soon(opening.run, partial(app.wanted, OPEN_WITHIN_S))
+        tg.start_soon(partial(attach, opening, taken_over=taken_over))
         try:
             yield app
         finally:
             # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
+            app.want()
             await opening.close()
 
 

@@ -8,7 +8,7 @@ meanwhile; the lifespan (:func:`hybrid_memory.server.app.serving_app`) takes it 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -29,8 +29,8 @@ logger = logging.getLogger(__name__)
 class StoreOpening:
     """Opens the stores when :meth:`run` starts (a task) and holds them open until :meth:`close`.
 
-    ``embedder`` may be loading already (``start_loading``); without one, the model is built
-    here and loads beside the stores, and is closed with them. A store that cannot open
+    Without ``embedder``, the model is built here, loads once the stores are open, and is
+    closed with them. A store that cannot open
     (locked by another process, a path taken by a file) is what :meth:`service` raises, and
     what :meth:`run` raises too, so a server stops with that error whether or not a client
     has connected. ``on_open`` runs once they are open.
@@ -49,25 +49,21 @@ class StoreOpening:
         self._closed = anyio.Event()
         self._handed_off = anyio.Event()
 
-    async def run(self) -> None:
+    async def run(self, after: Callable[[], Awaitable[None]] | None = None) -> None:
         """Open, hold until :meth:`close` is called, close. Shielded: a client that leaves at once
-        still sees the stores open (or fail loudly) and close."""
+        still sees the stores open (or fail loudly) and close. What kept them from opening is
+        raised here and by :meth:`service`."""
         settings = self._settings
         with anyio.CancelScope(shield=True):
             try:
+                if after is not None:  # what the stores wait for before they open
+                    await after()
                 model = self._embedder
                 owned = model is None
-                start = self._handed_off.set
                 if model is None:  # e.g. OpenAI without a key raises here: the server stops and says so
                     model = await anyio.to_thread.run_sync(build_model, settings)
-                    load = model.start_loading
-
-                    def start() -> None:
-                        load()
-                        self._handed_off.set()
-
                 try:
-                    async with open_service(settings, model, imported=start) as service:
+                    async with open_service(settings, model, imported=self._handed_off.set) as service:
                         self._service = service
                         self._settled.set()
                         logger.info(
@@ -129,9 +125,9 @@ async def open_service(
 ) -> AsyncIterator[MemoryService]:
     """Both stores open and half-done writes repaired; with ``warm_up``, the model loads meanwhile.
 
-    ``imported`` is called once what opens the stores is imported, before they open (the
-    model starts loading then, so a store that cannot open fails before the model has
-    anything to say).
+    ``imported`` is called once what opens the stores is imported, before they open. The
+    model loads once they are open (a store that cannot open fails before it has anything
+    to say), mostly off the interpreter's lock, as the disk's part of the opening is.
     """
     # Imported here, not at the top: a relay to a running host needs none of them.
     from hybrid_memory.backends import open_graph_store, open_vector_store

@@ -19,6 +19,8 @@ class AppContext:
     The server answers the handshake before its stores are open: they open in the
     background from its start, the service is attached when they are, and every request
     that uses it waits for that first (:meth:`ready`; the protocol middleware calls it).
+    Stores that could not open stop the server once a client has asked for them (see
+    :meth:`want`), so that client is told why.
     """
 
     def __init__(self, scope: Scope, *, project_from_roots: bool = False) -> None:
@@ -32,6 +34,7 @@ class AppContext:
         self._service: MemoryService | None = None
         self._failure: BaseException | None = None
         self._settled = anyio.Event()
+        self._wanted = anyio.Event()
 
     @property
     def service(self) -> MemoryService:
@@ -49,6 +52,15 @@ class AppContext:
         self._failure = exc
         self._settled.set()
 
+    def want(self) -> None:
+        """The handshake is over, or something needs the stores."""
+        self._wanted.set()
+
+    async def wanted(self, within_s: float) -> None:
+        """Return when :meth:`want` is called, or after ``within_s`` at the latest."""
+        with anyio.move_on_after(within_s):
+            await self._wanted.wait()
+
     async def adopt(self, legacy: str | None, scope: Scope) -> None:
         """Move what a project's old name (its folder's) still holds into ``scope``, once per process."""
         if legacy is None or legacy == scope.project or (legacy, scope.project) in self.adopted:
@@ -62,7 +74,9 @@ class AppContext:
 
     async def ready(self) -> None:
         """Return once the service is attached; raise what kept the stores from opening."""
-        await self._settled.wait()
+        self._wanted.set()
+        if not self._settled.is_set():  # settled: no checkpoint, so a failure is answered before the stop
+            await self._settled.wait()
         if self._failure is not None:
             raise self._failure
 
