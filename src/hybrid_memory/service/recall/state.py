@@ -78,6 +78,8 @@ class RecallState:
     """The query's keyword terms (BM25 indices), for each hit's share of them."""
     terms: Callable[[str], Sequence[int]] | None = None
     """A text's keyword terms, as the query's were made; None: ``match`` counts no words."""
+    fusion: tuple[RecallConfig, list[list[ranking.ChannelHit]], list[ranking.Fused]] | None = None
+    """What fusion under a configuration made of the channels' lists before any rule (``fuse``)."""
 
     @property
     def want_notes(self) -> bool:
@@ -122,14 +124,19 @@ def plan(
 
 
 def fuse(state: RecallState, config: RecallConfig) -> None:
-    """One relevance per candidate from what every channel returned."""
-    weights = config.channel_weights()
-    if config.fusion == "rrf":
-        state.fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
-    elif config.fusion == "calibrated":
-        state.fused = calibration.calibrated_fusion(state.channels, weights, config.calibrations())
-    else:
-        state.fused = ranking.score_fusion(state.channels, weights)
+    """One relevance per candidate from what every channel returned, then the rules over their memories."""
+    lists = list(state.channels.values())
+    if not _same_fusion(state.fusion, config, lists):
+        weights = config.channel_weights()
+        if config.fusion == "rrf":
+            fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
+        elif config.fusion == "calibrated":
+            fused = calibration.calibrated_fusion(state.channels, weights, config.calibrations())
+        else:
+            fused = ranking.score_fusion(state.channels, weights)
+        state.fusion = (config, lists, fused)
+    assert state.fusion is not None
+    state.fused = list(state.fusion[2])
     if config.question_factor < 1.0:
         state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
     questions = _questions(state, pure=config.pure_questions) if config.answers_first else {}
@@ -166,6 +173,20 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if named:
         inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
         state.fused = dates.lift(state.fused, inside, config.dates)
+
+
+def _same_fusion(
+    made: tuple[RecallConfig, list[list[ranking.ChannelHit]], list[ranking.Fused]] | None,
+    config: RecallConfig,
+    lists: list[list[ranking.ChannelHit]],
+) -> bool:
+    """Whether ``made`` fused these very lists under this very configuration (recall fuses in rounds)."""
+    return (
+        made is not None
+        and made[0] is config
+        and len(made[1]) == len(lists)
+        and all(a is b for a, b in zip(made[1], lists, strict=True))
+    )
 
 
 CHAIN_STEPS = 12
