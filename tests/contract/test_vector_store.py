@@ -338,7 +338,8 @@ async def test_search_ids_ranks_as_search_many_does_without_the_memories(store: 
 
     found = await store.search_many(scoped(), 10, searches)
     assert ranked == {name: [(h.memory.id, h.score) for h in hits] for name, hits in found.items()}
-    assert await store.search_ids(scoped(), 10, Searches(keyword=BM25.encode_query("the of"))) == {"keyword": []}
+    stop_words = Searches(keyword=BM25.encode_query("the of"))
+    assert await store.search_ids(scoped(), 10, stop_words) == {"keyword": []}
 
 
 async def test_search_many_sees_every_write_made_before_it(store: VectorStore) -> None:

@@ -30,12 +30,14 @@ What Edge 0.9.0 does, measured here, and what follows:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 import qdrant_edge as qe
 
+from hybrid_memory.backends import _prewarm
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._edge_host import SHARD_DIR as SHARD_DIR
 from hybrid_memory.backends._edge_host import EdgeHost
@@ -90,9 +92,11 @@ class EdgeVectorStore:
     """
 
     def __init__(self, path: Path, *, timeout_s: float = 10.0) -> None:
-        self._host = EdgeHost(Path(path), timeout_s=timeout_s)
+        self._path = Path(path)
+        self._host = EdgeHost(self._path, timeout_s=timeout_s)
         self._dimension = 0
         self._cache = MemoryCache()
+        self._prewarm: threading.Event | None = None
 
     async def open(self, *, dimension: int, model: str) -> None:
         """Open or create the store; take the directory lock; start the background optimizer.
@@ -102,12 +106,15 @@ class EdgeVectorStore:
         """
         await self._host.open(dimension=dimension, model=model)
         self._dimension = dimension
+        self._prewarm = _prewarm.start(self._path / SHARD_DIR)
 
     def in_use(self) -> AbstractContextManager[None]:
         return self._host.in_use()
 
     async def close(self) -> None:
         """Stop the background work (waiting out a running index build), flush, unlock."""
+        if self._prewarm is not None:
+            self._prewarm.set()
         await self._host.close()
         self._cache.clear()
 

@@ -30,8 +30,9 @@ from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
 from hybrid_memory.text.questions import ends_asking
 
+FIRST = 2
 ROUND = 10
-"""Candidates read beyond ``limit`` in the first round, and in each round after it."""
+"""The first round reads ``FIRST x limit + ROUND`` candidates; a round with too few results ``ROUND`` more."""
 
 
 def candidates(s: RecallState) -> list[str]:
@@ -102,8 +103,6 @@ async def _read(s: RecallState, vectors: VectorStore, config: RecallConfig, time
     weights = config.final
     total = weights.relevance + weights.recency + weights.importance
     lift = config.dates if config.dates > 0 and dates.periods(s.query) else 0.0
-    limit = s.options.limit
-    batch = limit + ROUND
     authors = may_name_author(s, config)
     while True:
         state.fuse(s, config)
@@ -115,9 +114,9 @@ async def _read(s: RecallState, vectors: VectorStore, config: RecallConfig, time
             return
         ahead = {i for m in s.memories.values() for i in leans_on(m)} & wanted
         missing = sorted(ahead - s.memories.keys(), key=position.__getitem__)
-        if not missing and _settled(s, config, unread, lift, total):
+        more = list(dict.fromkeys([*missing, *_contenders(s, config, unread, lift, total)]))
+        if not more:
             return
-        more = missing or [f.id for f in unread[:batch]]
         before = len(s.memories)
         await _fetch(s, vectors, more, position, timeout_s)
         if len(s.memories) == before:  # deleted or filtered out since the search: read the rest at once
@@ -126,26 +125,29 @@ async def _read(s: RecallState, vectors: VectorStore, config: RecallConfig, time
             return
 
 
-def _settled(
+def _contenders(
     s: RecallState, config: RecallConfig, unread: list[ranking.Fused], lift: float, total: float
-) -> bool:
-    """Whether no unread candidate can reach the first ``limit`` results nor the note seeds' window."""
-    best_unread = max(f.relevance for f in unread)
+) -> list[str]:
+    """The unread candidates that may yet reach the first ``limit`` results or the note seeds' window."""
+    if not s.memories:
+        return [f.id for f in unread[: FIRST * s.options.limit + ROUND]]
     window = s.fused[: expand.SEED_WINDOW]
-    if any(f.id not in s.memories and f.id not in s.notes for f in window):
-        return False
-    if len(s.fused) > expand.SEED_WINDOW and best_unread + lift >= window[-1].relevance:
-        return False
+    # In the window or able to climb into it (only a named period lifts an unread candidate there).
+    cut = window[-1].relevance if len(s.fused) > expand.SEED_WINDOW else -1.0
+    found = [f.id for f in unread if f.relevance + lift >= cut]
     share = config.neighbour.weight if any(s.is_note(f.id) for f in window) else 0.0
     state.rank(s, config)
-    if len(s.ranked) < s.options.limit:
-        return False
-    threshold = s.ranked[s.options.limit - 1].score
-    weights = config.final
-    bound = (
-        weights.relevance * min(1.0, best_unread + lift + share) + weights.recency + weights.importance
-    ) / total
-    return bound < threshold
+    limit = s.options.limit
+    if len(s.ranked) < limit:
+        return [*found, *(f.id for f in unread[:ROUND])]
+    threshold = s.ranked[limit - 1].score
+    w = config.final
+    spare = w.recency + w.importance  # recency and importance are at most 1 each
+
+    def bound(f: ranking.Fused) -> float:
+        return (w.relevance * min(1.0, f.relevance + lift + share) + spare) / total
+
+    return [*found, *(f.id for f in unread if bound(f) >= threshold)]
 
 
 async def _fetch(
