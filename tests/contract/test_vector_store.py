@@ -362,6 +362,18 @@ async def test_search_many_sees_every_write_made_before_it(store: VectorStore) -
     assert await store.search_many(scoped(), 10, searches) == {"dense": [], "keyword": []}
 
 
+async def test_a_cached_memory_is_the_stored_one_and_a_write_drops_it(store: VectorStore) -> None:
+    memory = make_memory("The ferry leaves at nine.")
+    await store.upsert([make_record(memory)])
+    await store.search_many(scoped(), 10, Searches(keyword=BM25.encode_query("ferry")))  # a read
+
+    held = store.cached([memory.id])
+
+    assert held in ({}, {memory.id: memory})  # a store may keep nothing
+    await store.upsert([make_record(memory.model_copy(update={"text": "The ferry leaves at ten."}))])
+    assert store.cached([memory.id]) == {}
+
+
 async def test_search_many_runs_only_the_searches_given(store: VectorStore) -> None:
     await store.upsert([make_record(make_memory("the and of"))])
 

@@ -91,6 +91,11 @@ class VectorStore(Protocol):
         """
         ...
 
+    def cached(self, ids: Sequence[str]) -> dict[str, domain.Memory]:
+        """The memories among ``ids`` (as ``search_ids`` returns them) this process holds decoded, by id:
+        no call to the store. A store that keeps none returns ``{}``."""
+        ...
+
     async def scroll(
         self, flt: domain.MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[domain.Memory], str | None]:

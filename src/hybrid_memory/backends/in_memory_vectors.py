@@ -234,6 +234,10 @@ class InMemoryVectorStore:
             ]
         return results
 
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """None: every read goes to the store."""
+        return {}
+
     async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
         """``search_many``'s rankings as (id, score) pairs."""
         found = await self.search_many(flt, limit, searches)

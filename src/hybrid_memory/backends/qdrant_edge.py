@@ -267,6 +267,10 @@ class EdgeVectorStore:
 
         return {**empty, **dict(zip(names, await self._host.run(read), strict=True))}
 
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """The memories among ``ids`` whose decoded copy this process keeps (written or read since open)."""
+        return self._cache.lookup(ids)[0]
+
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[Memory], str | None]:

@@ -237,6 +237,10 @@ class QdrantServerVectorStore:
         found = [r.points for r in responses]
         return {**results, **common.hits_by_search([p.name for p in planned], found)}
 
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """None: every read goes to the store."""
+        return {}
+
     async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
         """``search_many``'s rankings as (id, score) pairs."""
         found = await self.search_many(flt, limit, searches)

@@ -83,6 +83,10 @@ class LiveVectors:
     async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
         return await self._store.search_many(self._live(flt), limit, searches)
 
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        alive = liveness(self._retention_days)
+        return {i: m for i, m in self._store.cached(ids).items() if not alive.expired(m)}
+
     async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
         return await self._store.search_ids(self._live(flt), limit, searches)
 

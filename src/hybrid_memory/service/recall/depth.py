@@ -97,8 +97,10 @@ async def _read(s: RecallState, vectors: VectorStore, config: RecallConfig, time
     order = candidates(s)
     position = {i: n for n, i in enumerate(order)}
     wanted = set(order)
+    # What this process holds decoded costs nothing to read: every such candidate is read at once.
+    s.memories.update(vectors.cached(order))
     if reads_all(s, config):
-        await _fetch(s, vectors, order, position, timeout_s)
+        await _fetch(s, vectors, [i for i in order if i not in s.memories], position, timeout_s)
         return
     weights = config.final
     total = weights.relevance + weights.recency + weights.importance
@@ -129,8 +131,8 @@ def _contenders(
     s: RecallState, config: RecallConfig, unread: list[ranking.Fused], lift: float, total: float
 ) -> list[str]:
     """The unread candidates that may yet reach the first ``limit`` results or the note seeds' window."""
-    if not s.memories:
-        return [f.id for f in unread[: FIRST * s.options.limit + ROUND]]
+    if len(s.memories) < FIRST * s.options.limit + ROUND:
+        return [f.id for f in unread[: FIRST * s.options.limit + ROUND - len(s.memories)]]
     window = s.fused[: expand.SEED_WINDOW]
     # In the window or able to climb into it (only a named period lifts an unread candidate there).
     cut = window[-1].relevance if len(s.fused) > expand.SEED_WINDOW else -1.0
