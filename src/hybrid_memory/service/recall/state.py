@@ -80,6 +80,9 @@ class RecallState:
     """A text's keyword terms, as the query's were made; None: ``match`` counts no words."""
     fusion: tuple[RecallConfig, list[list[ranking.ChannelHit]], list[ranking.Fused]] | None = None
     """What fusion under a configuration made of the channels' lists before any rule (``fuse``)."""
+    ruled: tuple[object, dict[str, Memory], int, list[ranking.Fused]] | None = None
+    """``fuse``'s last result with what it was made of (the fusion, the memories and their number):
+    recall fuses in rounds, and a round that read nothing new need not apply the rules again."""
 
     @property
     def want_notes(self) -> bool:
@@ -136,7 +139,22 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
             fused = ranking.score_fusion(state.channels, weights)
         state.fusion = (config, lists, fused)
     assert state.fusion is not None
+    last = state.ruled
+    if (
+        last is not None
+        and last[0] is state.fusion
+        and last[1] is state.memories
+        and last[2] == len(state.memories)
+    ):
+        state.fused = list(last[3])
+        return
     state.fused = list(state.fusion[2])
+    _rules(state, config)
+    state.ruled = (state.fusion, state.memories, len(state.memories), list(state.fused))
+
+
+def _rules(state: RecallState, config: RecallConfig) -> None:
+    """The rules over the candidates' memories, each after fusion in turn (``fuse``)."""
     if config.question_factor < 1.0:
         state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
     questions = _questions(state, pure=config.pure_questions) if config.answers_first else {}
