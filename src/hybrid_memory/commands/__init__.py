@@ -25,37 +25,47 @@ STORE_COMMANDS = ("stats", "export", "import", "cleanup", "graph", "recall", "fo
 _TRIES = 3
 
 
+def _parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str, description: str
+) -> argparse.ArgumentParser:
+    """A store command's parser, with the data dir flag every store command takes."""
+    parser = sub.add_parser(name, help=summary, description=description)
+    add_data_dir_argument(parser)
+    return parser
+
+
 def add_recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    recall = sub.add_parser(
+    recall = _parser(
+        sub,
         "recall",
-        help="search the memory as recall_memory does and print what the model would read",
-        description="Print recall_memory's answer for QUERY: the cited text a model reads, or with "
+        "search the memory as recall_memory does and print what the model would read",
+        "Print recall_memory's answer for QUERY: the cited text a model reads, or with "
         "--json its structured result. Joins a running server; without one, opens the store.",
     )
     recall.add_argument("query", help="what to look for")
     recall.add_argument("--project", help="project scope (HYBRID_MEMORY_PROJECT)")
     recall.add_argument("--limit", type=_limit, default=5, metavar="N", help="hits, 1..50 (default 5)")
     recall.add_argument("--json", action="store_true", help="the structured result as JSON")
-    add_data_dir_argument(recall)
 
 
 def add_forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    forget = sub.add_parser(
+    forget = _parser(
+        sub,
         "forget",
-        help="delete everything one project remembers: its memories, notes and links",
-        description="Permanently delete every memory, note and link of the project named by --project "
+        "delete everything one project remembers: its memories, notes and links",
+        "Permanently delete every memory, note and link of the project named by --project "
         "(no default, so that no project is forgotten by accident). Other projects are untouched. "
         "Joins a running server; without one, opens the store.",
     )
     forget.add_argument("--project", required=True, help="the project to forget, as stats and view name it")
-    add_data_dir_argument(forget)
 
 
 def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    move = sub.add_parser(
+    move = _parser(
+        sub,
         "move-project",
-        help="move a project's memory into this directory's project (a repository moved, or two split)",
-        description="Move every memory, note and link of project SOURCE into the project of the current "
+        "move a project's memory into this directory's project (a repository moved, or two split)",
+        "Move every memory, note and link of project SOURCE into the project of the current "
         "directory (or --project): for a repository that moved to another path, or, with --thread, to "
         "take the sessions of one repository out of a project that two shared. Nothing is embedded again.",
     )
@@ -68,21 +78,20 @@ def add_move_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="ID",
         help="move only this thread's (session's) memories; repeatable; notes stay",
     )
-    add_data_dir_argument(move)
 
 
 def add_sync_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sync = sub.add_parser(
+    sync = _parser(
+        sub,
         "sync",
-        help="exchange what changed with your other machines through a folder or a git repository",
-        description="Send what this machine's memory changed since the last sync to REMOTE and bring in "
+        "exchange what changed with your other machines through a folder or a git repository",
+        "Send what this machine's memory changed since the last sync to REMOTE and bring in "
         "what the other machines sent: memories, notes, links, pins, forgets; never private items. "
         "REMOTE is a folder or a git repository (a bare one, a private GitHub repo). A repository's "
         "memory goes to the clone of the same remote URL, wherever it is; run sync inside a clone "
         "to give it its memory.",
     )
     sync.add_argument("remote", type=_remote, help="a folder, a path to a bare git repository, or a git URL")
-    add_data_dir_argument(sync)
     sync.set_defaults(project=None)
 
 

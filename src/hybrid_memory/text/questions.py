@@ -1,4 +1,5 @@
-"""Whether a text asks: one detector for prose, and the stricter turn tests recall ranks with.
+"""Whether a text asks: one detector for prose, one for a clause in any of seven languages, and the
+stricter turn tests recall ranks with.
 
 :func:`asks` reads a person's message (a prompt, a session's last turn): a sentence that ends
 in "?", or one with no end mark that opens as a question does. Recall's tests look at a
@@ -26,6 +27,18 @@ _AUXILIARY = re.compile(
     r" (?:you|we|i|it|they|he|she|this|that|there|the)\b",
     re.IGNORECASE,
 )
+_ANY_LANGUAGE = re.compile(
+    r"[?\uff1f]\s*$|[?\uff1f]\s+\S"
+    r"|^(?:how|what|why|which|when|where|who|whom|whose|can|could|would|will|shall|should|do|does|did|"
+    r"is|are|was|were|have|has|am|may|might|isn't|aren't|doesn't|don't you|"
+    r"como|cómo|por ?qu[eé]|qu[eé]|onde|dónde|quando|cuándo|qual|cuál|pode|puedes|podes|"
+    r"pourquoi|comment|est-ce|quoi|quel|quelle|wie|warum|was|wo|wann|welche[rsn]?|kannst|können|"
+    r"gibt es|ist das)\b"
+    r"|(?:吗|呢|么|嗎|麼|哪|か|かな|の)\s*[。.]?$|^(?:为什么|為什麼|怎么|怎麼|什么|什麼|如何|是否|なぜ|どう|どこ|いつ|何)"
+    r"|能不能|是不是|要不要|可不可以|會不會|会不会|有沒有|有没有",
+    re.IGNORECASE,
+)
+"""A question in any of seven languages, by its mark, its first word or its particle."""
 _TURN_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 STATEMENT_WORDS = 5
 """A sentence of at least this many words that does not end in "?" states something ("Hey Mel!" does not)."""
@@ -45,6 +58,13 @@ def asks(text: str) -> bool:
         if (first and first[0].lower().rstrip(",") in _ASKING) or _AUXILIARY.match(flat):
             return True
     return False
+
+
+def asks_in_any_language(clause: str) -> bool:
+    """Whether one clause asks, in English, Portuguese, Spanish, French, German, Chinese or Japanese:
+    a question mark, a question word or auxiliary first, a question particle last. Broader than
+    :func:`asks` (it reads no sentence ends): a clause cut out of a turn is read alone."""
+    return _ANY_LANGUAGE.search(clause) is not None
 
 
 def ends_asking(text: str) -> bool:

@@ -16,14 +16,7 @@ from mcp_types import (
 from pydantic import Field
 
 from hybrid_memory.errors import HybridMemoryError
-from hybrid_memory.models.knowledge import (
-    ConsolidationResult,
-    DistillResult,
-    GraphMap,
-    RateResult,
-    Rating,
-    ThreadSummaryResult,
-)
+from hybrid_memory.models import knowledge as results
 from hybrid_memory.service.knowledge.distill import DistillRequest
 from hybrid_memory.tools._common import SessionScope
 from hybrid_memory.tools._sampling import can_sample, sample
@@ -65,10 +58,10 @@ Sampled = Annotated[str | None, Resolve(_sampled_text)]
 
 async def rate_memory(
     memory_id: str,
-    rating: Rating,
+    rating: results.Rating,
     ctx: AppCtx,
     scope: SessionScope,
-) -> RateResult:
+) -> results.RateResult:
     """Rate a recalled memory: useful ranks it higher, wrong and outdated hide it."""
     return await app(ctx).service.knowledge.rate(scope, memory_id, rating)
 
@@ -77,7 +70,7 @@ async def summarize_thread(
     thread_id: ThreadId,
     ctx: AppCtx,
     scope: SessionScope,
-) -> ThreadSummaryResult:
+) -> results.ThreadSummaryResult:
     """Write or refresh a thread's summary memory (recallable)."""
     return await app(ctx).service.knowledge.summarize_thread(scope, thread_id)
 
@@ -87,14 +80,14 @@ async def map_notes(
     scope: SessionScope,
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
     max_tokens: Annotated[int, Field(ge=200, le=8_000)] = 2_000,
-) -> GraphMap:
+) -> results.GraphMap:
     """The note graph at a glance: hubs, labelled clusters, orphans."""
     return await app(ctx).service.knowledge.map(scope, limit=limit, max_tokens=max_tokens)
 
 
 async def distill_thread(
     thread_id: ThreadId, ctx: AppCtx, scope: SessionScope, sampled: Sampled
-) -> DistillResult:
+) -> results.DistillResult:
     """Turn a thread into cited, linked notes with your model (sampling); else use prompt distill_thread."""
     service = app(ctx).service
     return await service.knowledge.distill(scope, service, thread_id, sampled)
@@ -104,7 +97,7 @@ async def consolidate_notes(
     ctx: AppCtx,
     scope: SessionScope,
     apply: bool = False,
-) -> ConsolidationResult:
+) -> results.ConsolidationResult:
     """Merge near-duplicate notes, supersede changed ones; a dry run unless apply=true."""
     service = app(ctx).service
     return await service.knowledge.consolidate(scope, service, apply=apply)

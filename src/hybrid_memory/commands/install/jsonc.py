@@ -10,6 +10,7 @@ the text it was added to.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,13 +91,7 @@ class _Parser:
 
     def _object(self, start: int) -> Node:
         node = Node(start, start, "object")
-        self.i += 1
-        while True:
-            self.skip()
-            if self.text.startswith("}", self.i):
-                self.i += 1
-                node.end = self.i
-                return node
+        for _ in self._items(node, "}"):
             if not self.text.startswith('"', self.i):
                 raise self.fail("a member without a quoted name")
             key_at = self.i
@@ -106,19 +101,25 @@ class _Parser:
                 raise self.fail(f"no ':' after {key!r}")
             self.i += 1
             node.members.append((key, key_at, self.value()))
-            self._comma("}")
+        return node
 
     def _array(self, start: int) -> Node:
         node = Node(start, start, "array")
+        for _ in self._items(node, "]"):
+            node.elements.append(self.value())
+        return node
+
+    def _items(self, node: Node, close: str) -> Iterator[None]:
+        """Stop at each item of the container opening at ``self.i``; ``node`` ends at its ``close``."""
         self.i += 1
         while True:
             self.skip()
-            if self.text.startswith("]", self.i):
+            if self.text.startswith(close, self.i):
                 self.i += 1
                 node.end = self.i
-                return node
-            node.elements.append(self.value())
-            self._comma("]")
+                return
+            yield
+            self._comma(close)
 
     def _comma(self, close: str) -> None:
         self.skip()

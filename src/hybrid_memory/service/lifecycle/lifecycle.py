@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -65,15 +65,6 @@ async def _cleanup_step(done: int, message: str) -> None:
     await progress.report(done, 3, message)
 
 
-@dataclass
-class _Counters:
-    evictions: int = 0
-    summaries: int = 0
-    deleted_expired: int = 0
-    recalls: int = 0
-    recall_hits: int = 0
-
-
 @dataclass(frozen=True)
 class _Planned:
     plan: eviction.Plan
@@ -96,7 +87,8 @@ class Lifecycle:
         self._usage = stores.indexer.usage
         self._fallback = summarizer
         self._locks: defaultdict[Scope, anyio.Lock] = defaultdict(anyio.Lock)
-        self._counters: defaultdict[Scope, _Counters] = defaultdict(_Counters)
+        self._counters: defaultdict[Scope, Counter[str]] = defaultdict(Counter)
+        """Per scope, since the start: evictions, summaries, deleted_expired, recalls, recall_hits."""
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -184,7 +176,7 @@ class Lifecycle:
             if remove_expired:
                 await step(1, f"deleting {len(planned.expired)} expired memories")
                 removed = await self._remove(scope, planned.expired)
-                self._counters[scope].deleted_expired += len(removed)
+                self._counters[scope]["deleted_expired"] += len(removed)
             await step(2, f"evicting {len(planned.plan.evictions)} memories")
             evicted, summary_id = await self._evict(scope, planned, summarizer)
             await step(3, "done")
@@ -267,9 +259,9 @@ class Lifecycle:
             summary = await self._summary(scope, victims, summarizer)
             await self._stores.indexer.store([summary])
             summary_id = summary.id
-            self._counters[scope].summaries += 1
+            self._counters[scope]["summaries"] += 1
         await self._remove(scope, victims)
-        self._counters[scope].evictions += len(victims)
+        self._counters[scope]["evictions"] += len(victims)
         logger.info("evicted %d memories of project %s", len(victims), scope.project)
         return len(victims), summary_id
 
@@ -339,8 +331,8 @@ class Lifecycle:
 
     def record_recall(self, scope: Scope, hit: bool) -> None:
         counters = self._counters[scope]
-        counters.recalls += 1
-        counters.recall_hits += int(hit)
+        counters["recalls"] += 1
+        counters["recall_hits"] += int(hit)
 
     async def stats(self, scope: Scope) -> MemoryStats:
         memories = await self.all_memories(MemoryFilter(scope=scope))
@@ -357,11 +349,11 @@ class Lifecycle:
             pinned=sum(m.pinned for m in memories),
             private=sum(m.private for m in memories),
             notes=await self._stores.graph.count_notes(NoteFilter(scope=scope)),
-            evictions=c.evictions,
-            summaries_written=c.summaries,
-            deleted_expired=c.deleted_expired,
-            recalls=c.recalls,
-            recall_hit_rate=None if not c.recalls else round(c.recall_hits / c.recalls, 4),
+            evictions=c["evictions"],
+            summaries_written=c["summaries"],
+            deleted_expired=c["deleted_expired"],
+            recalls=c["recalls"],
+            recall_hit_rate=None if not c["recalls"] else round(c["recall_hits"] / c["recalls"], 4),
             limits=self.limits_info(),
         )
 

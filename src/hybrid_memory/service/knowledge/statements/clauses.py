@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hybrid_memory.text.questions import asks_in_any_language
+
 MAX_TURN_CHARS = 3_000
 """A longer user turn is a paste, unless it asks for a plan to be carried out (see PLAN)."""
 MAX_PLAN_CHARS = 20_000
@@ -56,17 +58,6 @@ _LOG_LINE = re.compile(
 _ERROR_INSIDE = re.compile(r"(?:Error|Exception)\b:|\bnpm (?:ERR|WARN)")
 _LETTER = re.compile(r"[^\W\d_]")
 _CODE_CHARS = re.compile(r"[{}\[\]();=<>$\\^~|]")
-_QUESTION = re.compile(
-    r"[?\uff1f]\s*$|[?\uff1f]\s+\S"
-    r"|^(?:how|what|why|which|when|where|who|whom|whose|can|could|would|will|shall|should|do|does|did|"
-    r"is|are|was|were|have|has|am|may|might|isn't|aren't|doesn't|don't you|"
-    r"como|cómo|por ?qu[eé]|qu[eé]|onde|dónde|quando|cuándo|qual|cuál|pode|puedes|podes|"
-    r"pourquoi|comment|est-ce|quoi|quel|quelle|wie|warum|was|wo|wann|welche[rsn]?|kannst|können|"
-    r"gibt es|ist das)\b"
-    r"|(?:吗|呢|么|嗎|麼|哪|か|かな|の)\s*[。.]?$|^(?:为什么|為什麼|怎么|怎麼|什么|什麼|如何|是否|なぜ|どう|どこ|いつ|何)"
-    r"|能不能|是不是|要不要|可不可以|會不會|会不会|有沒有|有没有",
-    re.IGNORECASE,
-)
 _HYPOTHETICAL = re.compile(
     r"\b(?:i guess|i think|i suppose|not sure|probably|maybe|perhaps|might be)\b|"
     r"^(?:if|what if|suppose|imagine|maybe|perhaps|in case|unless|wondering|i wonder|"
@@ -135,7 +126,7 @@ def stated(piece: str) -> bool:
     """Whether ``piece`` could be a statement: not a question, a hypothetical, thanks; not too long."""
     if len(piece) > MAX_CLAUSE_CHARS or len(piece.split()) > MAX_CLAUSE_WORDS:
         return False
-    return not (_QUESTION.search(piece) or _HYPOTHETICAL.search(piece) or _THANKS.match(piece))
+    return not (asks_in_any_language(piece) or _HYPOTHETICAL.search(piece) or _THANKS.match(piece))
 
 
 def _last_question(assistant: str) -> str:
