@@ -24,8 +24,8 @@
 
 What each topic's prompt finds (with a budget that cuts nothing) and what a new session's start
 is given are written too, as lines with the ids left out. With ``--earlier-src`` (the ``src``
-of another version's checkout) each topic's prompt is also asked through that version's hook,
-against the same host and store, the two alternating: whether both find the same memories.
+of another version's checkout) each topic's prompt is also asked through that version's hook and
+host (this version's host stopped first), over the same store: whether both find the same memories.
 
 Prints a summary and the machine's load averages; writes the figures as JSON.
 """
@@ -260,17 +260,16 @@ def hooks(work: Path, prompts: int, turns: int, earlier: Path | None = None) -> 
     said: list[str] = []
     before: list[str] = []
     uncut = {**env, "HYBRID_MEMORY_HOOK_PROMPT_TOKENS": "8000"}
-    for i, topic in enumerate(TOPICS):
-        ask = {
-            "session_id": "bench",
-            "cwd": str(asked_in),
-            "prompt": f"What did we decide about {topic} last time?",
-        }
-        if earlier is not None and i % 2:
-            _hook("user-prompt-submit", ask, {**uncut, "PYTHONPATH": str(earlier)}, before)
+    asked = [f"What did we decide about {topic} last time?" for topic in TOPICS]
+    asks = [{"session_id": "bench", "cwd": str(asked_in), "prompt": prompt} for prompt in asked]
+    for ask in asks:
         _hook("user-prompt-submit", ask, uncut, said)
-        if earlier is not None and not i % 2:
+    if earlier is not None:
+        # The host builds what is injected: the earlier version's hook starts a host of its own version.
+        stop_hosts(data_dir)
+        for ask in asks:
             _hook("user-prompt-submit", ask, {**uncut, "PYTHONPATH": str(earlier)}, before)
+        stop_hosts(data_dir)
     started: list[str] = []
     _hook("session-start", {"session_id": "bench", "cwd": str(asked_in)}, env, started)
     stop_hosts(data_dir)

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import time
 from pathlib import Path
 
 from hybrid_memory import __version__
+from hybrid_memory.host import lock
 from hybrid_memory.host.start import HOST_LOG, attempts, wait
 from hybrid_memory.host.wire import line
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+if TYPE_CHECKING:  # ``typing`` and ``socket`` are among the slowest of a prompt hook's imports
+    import _socket
+    import socket
     from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -144,7 +146,7 @@ class _Left(Exception):
     """The host closed the connection before it answered."""
 
 
-def _answer(sock: socket.socket, request: bytes, timeout_s: float) -> dict[str, Any]:
+def _answer(sock: _socket.socket, request: bytes, timeout_s: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout_s
     buffer = b""
     try:
@@ -189,7 +191,7 @@ def ask(
     logged = _size(log)
     for tries_left in (1, 0):
         # A session waits on this: no longer than its bound, even while a command holds the store.
-        sock = open_socket(data_dir, timeout_s, start=start, patient=False)
+        sock = _listening(data_dir) or open_socket(data_dir, timeout_s, start=start, patient=False)
         try:
             return _answer(sock, request, timeout_s if answer_within_s is None else answer_within_s)
         except _Left:
@@ -200,6 +202,23 @@ def ask(
             with contextlib.suppress(OSError):
                 sock.close()
     raise AssertionError("unreachable")
+
+
+def _listening(data_dir: Path) -> _socket.socket | None:
+    """A connection to the host listening on the data dir's socket, made with the C module alone
+    (importing ``socket`` costs a prompt more than connecting); None when none answers at once, and
+    :func:`open_socket` finds, starts or waits for one and says what went wrong."""
+    import _socket
+
+    if not lock.socket_fits(data_dir):
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.connect(str(lock.socket_path(data_dir)))
+    except OSError:
+        sock.close()
+        return None
+    return sock
 
 
 def _size(path: Path) -> int:
@@ -232,7 +251,7 @@ def open_socket(
     or, with ``start=False``, waited for; and while a command holds the store, for as long as it
     does unless not ``patient``."""
     sock = wait(attempts(data_dir, HostError, start=start, timeout_s=timeout_s, patient=patient))
-    assert isinstance(sock, socket.socket)  # no holder: it never takes the lock
+    assert not isinstance(sock, int)  # no holder: it never takes the lock
     return sock
 
 

@@ -12,13 +12,13 @@ import contextlib
 import errno
 import fcntl
 import os
-import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``typing`` and ``socket`` are among the slowest of a prompt hook's imports
     import argparse
+    import socket
 
 SOCKET_NAME = "serve.sock"
 HOST_LOCK_NAME = "serve.lock"
@@ -76,6 +76,8 @@ def connect(data_dir: Path) -> socket.socket | None:
     """A connection to the data dir's host; None when no server listens there (other failures raise)."""
     if not socket_fits(data_dir):
         return None  # no server can listen on a path this long: it refused to start
+    import socket
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(str(socket_path(data_dir)))

@@ -5,7 +5,6 @@ The hooks import it on their fast path.
 
 from __future__ import annotations
 
-import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -13,6 +12,10 @@ from pathlib import Path
 
 from hybrid_memory.host import lock
 from hybrid_memory.host.wire import JOIN_TIMEOUT_S, RETRY_S
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``socket`` is one of the slowest of a prompt hook's imports
+    import socket
 
 HOST_LOG = "host.log"
 """Where a detached host writes its log (it has no terminal), in the data dir."""

@@ -45,14 +45,24 @@ class Injection:
     tokens: int = 0
 
 
+COUNTED = 1024
+"""Texts whose tokens an injector remembers: the header and the lines a session's prompts bring back."""
+
+
 class Injector:
-    """Builds the injections over an open service."""
+    """Builds the injections over an open service; one serves every hook of the host."""
 
     def __init__(self, service: MemoryService) -> None:
         self._service = service
+        self._counted: dict[str, int] = {}
 
     def _count(self, text: str) -> int:
-        return self._service.embedder.count_tokens(text)
+        tokens = self._counted.get(text)
+        if tokens is None:
+            if len(self._counted) >= COUNTED:
+                self._counted.clear()
+            tokens = self._counted[text] = self._service.embedder.count_tokens(text)
+        return tokens
 
     def _done(self, text: str, ids: list[str]) -> Injection:
         return Injection(text, list(dict.fromkeys(ids)), self._count(text) if text else 0)

@@ -14,6 +14,8 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+import anyio
+
 from hybrid_memory.models import MemoryKind, RecallHit, RecallResult, Scope
 from hybrid_memory.service.recall import RecallOptions
 from hybrid_memory.text.citation import HOW_TO_CITE
@@ -106,22 +108,40 @@ async def candidates(
     min_match: float,
     min_note_match: float,
 ) -> list[RecallHit]:
-    """The hits for ``prompt`` that clear the bar, each once (its best match), never this session's."""
-    found: dict[str, RecallHit] = {}
-    named = anchors(prompt)
+    """The hits for ``prompt`` that clear the bar, each once (its best match), never this session's.
 
-    async def keep(query: str, limit: int, floor: float, kinds: Sequence[MemoryKind] | None) -> None:
-        options = RecallOptions(limit=limit, kinds=kinds, min_score=floor, context=False, work_tree=work_tree)
-        for hit in (await recall(scope, query, options)).results:
+    The recalls run at once (one waits on the store while another ranks); their hits are taken in
+    the order the recalls are listed, as if they had run one after the other.
+    """
+    named = anchors(prompt)
+    asked = [
+        (prompt[:2000], RecallOptions(limit=HITS, min_score=min_match, context=False, work_tree=work_tree))
+    ]
+    if min_note_match < min_match:
+        notes = RecallOptions(
+            limit=NOTES_PER_QUESTION,
+            kinds=[MemoryKind.NOTE],
+            min_score=min_note_match,
+            context=False,
+            work_tree=work_tree,
+        )
+        asked += [(part, notes) for part in prompt_parts(prompt)]
+    results: list[RecallResult | None] = [None] * len(asked)
+
+    async def ask(i: int, query: str, options: RecallOptions) -> None:
+        results[i] = await recall(scope, query, options)
+
+    async with anyio.create_task_group() as tg:
+        for i, (query, options) in enumerate(asked):
+            tg.start_soon(ask, i, query, options)
+    found: dict[str, RecallHit] = {}
+    for result in results:
+        assert result is not None
+        for hit in result.results:
             if hit.thread_id == session_id or not clears(hit, named, min_match, min_note_match):
                 continue
             if hit.id not in found or hit.match > found[hit.id].match:
                 found[hit.id] = hit
-
-    await keep(prompt[:2000], HITS, min_match, None)
-    if min_note_match < min_match:
-        for part in prompt_parts(prompt):
-            await keep(part, NOTES_PER_QUESTION, min_note_match, [MemoryKind.NOTE])
     return list(found.values())
 
 

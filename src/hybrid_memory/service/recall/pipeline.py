@@ -1,4 +1,4 @@
-"""Recall as a pipeline: plan -> gather channels -> fuse -> expand -> resolve -> rank -> render."""
+"""Recall as a pipeline: plan -> gather -> read what can rank -> fuse -> expand -> resolve -> rank."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import anyio
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
-from hybrid_memory.service.recall import channels, expand, feedback, state
+from hybrid_memory.service.recall import channels, depth, expand, feedback, state
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
 from hybrid_memory.service.recall.state import RecallOptions
 from hybrid_memory.service.stores import Stores
@@ -24,6 +24,8 @@ class Recaller:
         self._last_vector: tuple[str, list[float]] | None = None
         """The last query embedded and its vector: a prompt recalled again over the notes is not
         embedded twice."""
+        self._embedding = anyio.Lock()
+        """Held while a query is embedded: the same query recalled twice at once waits for its vector."""
 
     async def recall(self, scope: Scope, query: str, options: RecallOptions) -> RecallResult:
         """Hybrid recall: dense + keyword over memories, full text over notes, then their neighbours."""
@@ -46,8 +48,10 @@ class Recaller:
         s.terms = encoder.terms
         searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
         await channels.gather(s, searches, config.timeout_s)
+        await depth.read(s, self._stores.vectors, config, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
         state.fuse(s, config)
+        depth.drop_unread(s)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._stores.graph, config)
             await expand.add_cited(s, self._stores.vectors, config)
@@ -61,12 +65,13 @@ class Recaller:
     async def _query_vector(self, s: state.RecallState, config: RecallConfig) -> list[float] | None:
         if not config.dense.enabled:
             return None
-        if self._last_vector is not None and self._last_vector[0] == s.query:
-            return self._last_vector[1]
-        try:
-            vector = await self._stores.embedder.embed_query(s.query)
-        except BackendError as exc:  # no model: the keyword channels need none and still answer
-            channels.skip(s, "dense", exc)
-            return None
-        self._last_vector = (s.query, vector)
-        return vector
+        async with self._embedding:
+            if self._last_vector is not None and self._last_vector[0] == s.query:
+                return self._last_vector[1]
+            try:
+                vector = await self._stores.embedder.embed_query(s.query)
+            except BackendError as exc:  # no model: the keyword channels need none and still answer
+                channels.skip(s, "dense", exc)
+                return None
+            self._last_vector = (s.query, vector)
+            return vector
