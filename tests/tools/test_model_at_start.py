@@ -1,4 +1,4 @@
-"""The server loads its embedding model and opens its stores from its first moment, before a client speaks."""
+"""With no client speaking, the server opens its stores and loads its embedding model all the same."""
 
 from __future__ import annotations
 
