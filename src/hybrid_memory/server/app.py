@@ -75,10 +75,11 @@ async def serving_app(
 
     The stores open in the background once the handshake is over, or :data:`OPEN_WITHIN_S`
     after start, and the model loads once they are open (or they are opening already:
-    ``opening``, started before the server's imports, which this takes over and closes). Requests that need the stores wait
-    until they are open (the protocol middleware awaits :meth:`AppContext.ready`). A store
-    that cannot open (locked by another process, a path taken by a file) stops the server
-    with that error, whether or not a client has connected. ``on_open`` runs once they are open.
+    ``opening``, started before the server's imports, which this takes over and closes).
+    Requests that need the stores wait until they are open (the protocol middleware awaits
+    :meth:`AppContext.ready`). A store that cannot open (locked by another process, a path
+    taken by a file) stops the server with that error, whether or not a client has
+    connected. ``on_open`` runs once they are open.
     """
     app = _new_app(settings)
 
