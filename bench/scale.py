@@ -195,7 +195,9 @@ async def grow(
 
 async def stdio_recall(data: Path, queries: Sequence[str]) -> dict[str, Any]:
     """Recall through ``hybrid-memory serve`` over stdio on ``data``: start-up, then per-call latency."""
-    env = {**os.environ, "HYBRID_MEMORY_DATA_DIR": str(data), "HYBRID_MEMORY_PROJECT": SCOPE.project}
+    # The server runs as installed: from compiled modules (a development shell may turn their writing off).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(HYBRID_MEMORY_DATA_DIR=str(data), HYBRID_MEMORY_PROJECT=SCOPE.project)
     params = StdioServerParameters(command=sys.executable, args=["-m", "hybrid_memory", "serve"], env=env)
     started = perf_counter()
     async with Client(params) as client:

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING
 
 from hybrid_memory import __version__
 from hybrid_memory.commands import (
@@ -26,7 +26,6 @@ from hybrid_memory.exits import (
     INTERRUPTED,
     OK,
     USAGE,
-    check_data_dir,
     classify,
     describe_exit_codes,
     settings_error,
@@ -35,9 +34,6 @@ from hybrid_memory.host.lock import add_data_dir_argument
 from hybrid_memory.private import owner_only_umask
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
-    from hybrid_memory.host.serve import Host
     from hybrid_memory.settings import Settings
 
 logger = logging.getLogger("hybrid_memory")
@@ -132,40 +128,13 @@ def _view(args: argparse.Namespace, settings: Settings) -> int:
 
     from hybrid_memory.projects import project_of_directory
     from hybrid_memory.server import build_server
+    from hybrid_memory.serving import host_of
     from hybrid_memory.viewer.command import run_view
 
     # The page opens on the directory's project; the host it may start still names each client's own.
     first = None if settings.project else project_of_directory(os.getcwd())
-    anyio.run(run_view, settings, args.port, _host(build_server(settings), settings), first)
+    anyio.run(run_view, settings, args.port, host_of(build_server(settings), settings), first)
     return 0
-
-
-def _host(server: MCPServer[Any], settings: Settings) -> Host:
-    """The data dir's host to be, with what it serves beside MCP: the store commands that join it, the
-    hooks' injections and captures, the viewer on its own socket, and the captures that wait for a host."""
-    from hybrid_memory.commands.served import serve_command
-    from hybrid_memory.host.serve import Host, Plugins
-    from hybrid_memory.host.wire import CAPTURE, INJECT, METHOD
-    from hybrid_memory.integrations.capture import Captures, drop_earlier_state
-    from hybrid_memory.integrations.hosted import serve_injection
-    from hybrid_memory.viewer.hosted import VIEW_SOCKET_NAME, serve_viewer_socket
-
-    plugins = Plugins(
-        calls={METHOD: serve_command, INJECT: serve_injection, CAPTURE: Captures().serve},
-        sockets={VIEW_SOCKET_NAME: serve_viewer_socket},
-        on_open=[drop_earlier_state, _capture_pending],
-    )
-    return Host(server, settings.data_dir, plugins)
-
-
-async def _capture_pending(data_dir: Path) -> None:
-    """The captures that wait (a host was down, a command held the store), done by the host that starts:
-    in a thread, as a client of the host like the hooks that left them."""
-    import anyio
-
-    from hybrid_memory.integrations.pending import retry_at_start
-
-    await anyio.to_thread.run_sync(retry_at_start, data_dir, abandon_on_cancel=True)
 
 
 def _add_plugin_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -308,45 +277,6 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(**overrides)
 
 
-def _serve(args: argparse.Namespace, settings: Settings) -> None:
-    import anyio
-
-    from hybrid_memory.server import build_server, heap
-    from hybrid_memory.server.http import check_http_settings, serve_http
-
-    if args.transport == "http":
-        check_http_settings(settings.http)
-    check_data_dir(settings.data_dir)
-    heap.tune()
-    server = build_server(settings, on_open=heap.settle)
-    host = _host(server, settings)
-    if args.headless:
-        anyio.run(host.serve_headless, args.idle_exit)
-    elif args.transport == "http":
-        from hybrid_memory.viewer.app import http_pages
-
-        embedded = settings.resolved_vector_backend == "edge" or settings.resolved_graph_backend == "sqlite"
-        pages = http_pages()
-        anyio.run(lambda: serve_http(settings.http, settings.log_level, host, embedded=embedded, pages=pages))
-    else:
-        from hybrid_memory.host.stdio import serve_stdio
-
-        anyio.run(lambda: serve_stdio(host, detached_host=args.detached_host, project=settings.project))
-    _exit_without_teardown()
-
-
-def _exit_without_teardown() -> NoReturn:
-    """End a server that has stopped: its stores are closed and its answers written.
-
-    The interpreter's own teardown (freeing the model and every object) would add about
-    half a second to each stop for nothing.
-    """
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(OK)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     owner_only_umask()  # also reached by ``python -m hybrid_memory`` (the detached host)
     args = _parser().parse_args(argv)
@@ -376,7 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("mcp.server.streamable_http_manager").setLevel(max(logging.WARNING, logging.root.level))
     try:
         if args.command == "serve":
-            _serve(args, settings)
+            from hybrid_memory.serving import serve
+
+            serve(args, settings)
         elif args.command == "eval":
             return _eval(args, settings)
         elif args.command in STORE_COMMANDS:  # they join a running server (hybrid_memory.commands)

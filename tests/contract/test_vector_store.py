@@ -325,6 +325,23 @@ async def test_search_many_answers_each_search_as_its_single_call_does(store: Ve
     assert [h.memory.id for h in found["context"]] == [reply.id, plain.id]
 
 
+async def test_search_ids_ranks_as_search_many_does_without_the_memories(store: VectorStore) -> None:
+    reply = make_memory("Yes, last May.")
+    record = make_record(reply, (0, 1, 0, 0)).model_copy(
+        update={"sparse_context": BM25.encode_document("Did you visit Lisbon? Yes, last May.")}
+    )
+    await store.upsert([record, make_record(make_memory("Lisbon has trams."), (1, 0, 0, 0))])
+    query = BM25.encode_query("Lisbon visit")
+    searches = Searches(dense=[1, 0, 0, 0], keyword=query, context=query)
+
+    ranked = await store.search_ids(scoped(), 10, searches)
+
+    found = await store.search_many(scoped(), 10, searches)
+    assert ranked == {name: [(h.memory.id, h.score) for h in hits] for name, hits in found.items()}
+    stop_words = Searches(keyword=BM25.encode_query("the of"))
+    assert await store.search_ids(scoped(), 10, stop_words) == {"keyword": []}
+
+
 async def test_search_many_sees_every_write_made_before_it(store: VectorStore) -> None:
     # Stores may keep what they read (Edge keeps decoded memories): a write must never leave the old copy.
     memory = make_memory("The ferry leaves at nine.")
@@ -343,6 +360,18 @@ async def test_search_many_sees_every_write_made_before_it(store: VectorStore) -
     assert texts(await store.search_many(scoped(), 10, searches)) == [(canonical, changed.text, True)] * 2
     assert await store.delete(ALPHA, [memory.id]) == 1
     assert await store.search_many(scoped(), 10, searches) == {"dense": [], "keyword": []}
+
+
+async def test_a_cached_memory_is_the_stored_one_and_a_write_drops_it(store: VectorStore) -> None:
+    memory = make_memory("The ferry leaves at nine.")
+    await store.upsert([make_record(memory)])
+    await store.search_many(scoped(), 10, Searches(keyword=BM25.encode_query("ferry")))  # a read
+
+    held = store.cached([memory.id])
+
+    assert held in ({}, {memory.id: memory})  # a store may keep nothing
+    await store.upsert([make_record(memory.model_copy(update={"text": "The ferry leaves at ten."}))])
+    assert store.cached([memory.id]) == {}
 
 
 async def test_search_many_runs_only_the_searches_given(store: VectorStore) -> None:

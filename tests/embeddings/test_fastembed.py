@@ -21,7 +21,8 @@ import pytest
 import pytest_asyncio
 from tokenizers import Tokenizer
 
-from hybrid_memory.embeddings import FastEmbedEmbedder, build_embedder, chunk_text, fastembed_provider
+from hybrid_memory.embeddings import FastEmbedEmbedder, build_embedder, chunk_text
+from hybrid_memory.embeddings.chunking import inference_batches
 from hybrid_memory.embeddings.fastembed_provider import KNOWN_DIMENSIONS
 from hybrid_memory.errors import BackendError
 from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, EmbeddingSettings
@@ -325,7 +326,7 @@ def test_batches_hold_at_most_the_batch_size_and_long_texts_go_in_smaller_ones()
     texts = [long, short, long, short, short, long, long, long]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
 
-    batches = fastembed_provider._batches(order, texts, 2)
+    batches = inference_batches(order, texts, 2)
 
     assert batches == [[1, 3], [4, 0], [2, 5], [6, 7]]
-    assert fastembed_provider._batches(order, texts, 8) == [[1, 3, 4], [0, 2], [5, 6], [7]]
+    assert inference_batches(order, texts, 8) == [[1, 3, 4], [0, 2], [5, 6], [7]]

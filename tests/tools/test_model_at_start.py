@@ -1,4 +1,4 @@
-"""The server loads the embedding model from its first moment, not after the handshake and the stores."""
+"""With no client speaking, the server opens its stores and loads its embedding model all the same."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
-import pytest
 
 from hybrid_memory.server import app as server_app
 from tests.conftest import make_settings
@@ -26,10 +25,7 @@ class _Seen(logging.Handler):
             self.loaded.set()
 
 
-async def test_the_model_loads_before_any_client_speaks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(server_app, "OPEN_WITHIN_S", 600.0)  # no client: the stores wait
+async def test_the_model_loads_and_the_stores_open_before_any_client_speaks(tmp_path: Path) -> None:
     seen = _Seen()
     root = logging.getLogger("hybrid_memory")
     root.addHandler(seen)
@@ -37,11 +33,11 @@ async def test_the_model_loads_before_any_client_speaks(
     root.setLevel(logging.INFO)
     try:
         async with server_app.serving_app(make_settings(tmp_path / "data")) as app:
+            with anyio.fail_after(120):
+                await app.ready()  # no request has come: the lifespan alone opens the stores
             loaded = await anyio.to_thread.run_sync(seen.loaded.wait, 120.0)
             assert loaded, seen.messages
-            assert not any(m.startswith("memory open") for m in seen.messages)
-            app.want()  # a client: the stores open, and the model is ready for its first recall
-            await app.ready()
+            assert any(m.startswith("memory open") for m in seen.messages)
     finally:
         root.removeHandler(seen)
         root.setLevel(level)

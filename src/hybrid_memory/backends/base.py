@@ -14,6 +14,8 @@ from hybrid_memory.models import domain
 
 SearchResults = dict[str, list[domain.VectorHit]]
 """Hits of each search of a :meth:`VectorStore.search_many` call, by search name."""
+RankedIds = dict[str, list[tuple[str, float]]]
+"""Each search of a :meth:`VectorStore.search_ids` call as (memory id, score), best first, by search name."""
 
 
 class VectorStore(Protocol):
@@ -80,6 +82,18 @@ class VectorStore(Protocol):
         Keys ``"dense"``, ``"keyword"``, ``"context"`` for the vectors ``searches`` gives; a memory found by
         several searches is the same ``Memory`` object in each list.
         """
+        ...
+
+    async def search_ids(self, flt: domain.MemoryFilter, limit: int, searches: domain.Searches) -> RankedIds:
+        """``search_many`` without the memories: each search's (id, score) list, best first.
+
+        For a caller that reads only some of the hits' memories (``scroll`` with ``ids``).
+        """
+        ...
+
+    def cached(self, ids: Sequence[str]) -> dict[str, domain.Memory]:
+        """The memories among ``ids`` (as ``search_ids`` returns them) this process holds decoded, by id:
+        no call to the store. A store that keeps none returns ``{}``."""
         ...
 
     async def scroll(

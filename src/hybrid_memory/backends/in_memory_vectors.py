@@ -32,7 +32,7 @@ from typing import Any
 import anyio.lowlevel
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.backends.base import SearchResults
+from hybrid_memory.backends.base import RankedIds, SearchResults
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 
@@ -233,6 +233,15 @@ class InMemoryVectorStore:
                 VectorHit(memory=found.setdefault(h.memory.id, h.memory), score=h.score) for h in hits
             ]
         return results
+
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """None: every read goes to the store."""
+        return {}
+
+    async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
+        """``search_many``'s rankings as (id, score) pairs."""
+        found = await self.search_many(flt, limit, searches)
+        return {name: [(h.memory.id, h.score) for h in hits] for name, hits in found.items()}
 
     @staticmethod
     def _hits(scored: list[tuple[float, str, _Point]], limit: int) -> list[VectorHit]:

@@ -34,17 +34,19 @@ What Edge 0.9.0 does, measured here, and what follows:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 import qdrant_edge as qe
 
+from hybrid_memory.backends import _prewarm
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._edge_host import SHARD_DIR as SHARD_DIR
 from hybrid_memory.backends._edge_host import EdgeHost
 from hybrid_memory.backends._memory_cache import MemoryCache
-from hybrid_memory.backends.base import SearchResults
+from hybrid_memory.backends.base import RankedIds, SearchResults
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
@@ -101,9 +103,11 @@ class EdgeVectorStore:
     """
 
     def __init__(self, path: Path, *, timeout_s: float = 10.0) -> None:
-        self._host = EdgeHost(Path(path), timeout_s=timeout_s)
+        self._path = Path(path)
+        self._host = EdgeHost(self._path, timeout_s=timeout_s)
         self._dimension = 0
         self._cache = MemoryCache()
+        self._prewarm: threading.Event | None = None
 
     async def open(self, *, dimension: int, model: str) -> None:
         """Open or create the store; take the directory lock; start the background optimizer.
@@ -113,12 +117,15 @@ class EdgeVectorStore:
         """
         await self._host.open(dimension=dimension, model=model)
         self._dimension = dimension
+        self._prewarm = _prewarm.start(self._path / SHARD_DIR)
 
     def in_use(self) -> AbstractContextManager[None]:
         return self._host.in_use()
 
     async def close(self) -> None:
         """Stop the background work (waiting out a running index build), flush, unlock."""
+        if self._prewarm is not None:
+            self._prewarm.set()
         await self._host.close()
         self._cache.clear()
 
@@ -213,16 +220,13 @@ class EdgeVectorStore:
         request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return common.hits(await self._host.run(lambda shard: shard.query(request)))
 
-    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
-        """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass.
-
-        The searches return ids only; each distinct hit's memory is then taken from the
-        cache or, when not there, its payload read once (``retrieve``, same lock): the
-        searches overlap, and payloads cost more than scores.
-        """
+    def _batch(
+        self, flt: MemoryFilter, limit: int, searches: Searches
+    ) -> tuple[list[str], qe.QueryBatchRequest | None, SearchResults]:
+        """The searches as one id-only ``query_batch``, their names, and the results known without asking."""
         planned, results = common.plan_searches(self._dimension, limit, searches)
         if not planned:
-            return results
+            return [], None, results
         edge_flt = edge_filter(flt)
         batch = qe.QueryBatchRequest(
             [
@@ -235,6 +239,18 @@ class EdgeVectorStore:
                 for p in planned
             ]
         )
+        return [p.name for p in planned], batch, results
+
+    async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
+        """Several searches as one ``query_batch``: one thread hop, one lock, one planned pass.
+
+        The searches return ids only; each distinct hit's memory is then taken from the
+        cache or, when not there, its payload read once (``retrieve``, same lock): the
+        searches overlap, and payloads cost more than scores.
+        """
+        names, batch, results = self._batch(flt, limit, searches)
+        if batch is None:
+            return results
 
         def read(shard: qe.EdgeShard) -> tuple[_Ranked, dict[str, Memory], list[qe.Record], int]:
             ranked = [[(str(point.id), point.score) for point in found] for found in shard.query_batch(batch)]
@@ -248,7 +264,23 @@ class EdgeVectorStore:
         ranked, cached, records, generation = await self._host.run(read)
         fresh = common.memories_by_id(records)
         self._cache.fill(fresh.values(), generation)
-        return {**results, **common.hits_from([p.name for p in planned], ranked, {**cached, **fresh})}
+        return {**results, **common.hits_from(names, ranked, {**cached, **fresh})}
+
+    async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
+        """``search_many``'s searches, ids and scores only: no payload is read."""
+        names, batch, results = self._batch(flt, limit, searches)
+        empty: RankedIds = {name: [] for name in results}
+        if batch is None:
+            return empty
+
+        def read(shard: qe.EdgeShard) -> _Ranked:
+            return [[(str(point.id), point.score) for point in found] for found in shard.query_batch(batch)]
+
+        return {**empty, **dict(zip(names, await self._host.run(read), strict=True))}
+
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """The memories among ``ids`` whose decoded copy this process keeps (written or read since open)."""
+        return self._cache.lookup(ids)[0]
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

@@ -26,7 +26,7 @@ from qdrant_client import models
 from hybrid_memory.backends import _qdrant_common as common
 from hybrid_memory.backends._qdrant_server_host import METADATA_KEY as METADATA_KEY
 from hybrid_memory.backends._qdrant_server_host import ServerCollection
-from hybrid_memory.backends.base import SearchResults
+from hybrid_memory.backends.base import RankedIds, SearchResults
 from hybrid_memory.models import Memory, MemoryFilter, MemoryRecord, Scope, Searches, SparseVector, VectorHit
 
 logger = logging.getLogger(__name__)
@@ -236,6 +236,15 @@ class QdrantServerVectorStore:
         )
         found = [r.points for r in responses]
         return {**results, **common.hits_by_search([p.name for p in planned], found)}
+
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """None: every read goes to the store."""
+        return {}
+
+    async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
+        """``search_many``'s rankings as (id, score) pairs."""
+        found = await self.search_many(flt, limit, searches)
+        return {name: [(h.memory.id, h.score) for h in hits] for name, hits in found.items()}
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

@@ -1,7 +1,7 @@
 """Local embeddings: fastembed runs an ONNX model on the CPU, with no torch and no server.
 
 The model loads in a worker thread, exactly once: on :meth:`FastEmbedEmbedder.warm_up` (the server
-calls it as the process starts, beside the MCP handshake) or else on the first embedding. Inference runs
+calls it as its stores open, beside the rest of its start) or else on the first embedding. Inference runs
 on one onnxruntime thread, one call at a time: on a two-core machine shared with the stores, more threads
 measured 40x slower under load, and one call at a time keeps query latency flat while a long thread is
 being remembered.
@@ -22,7 +22,7 @@ import anyio.to_thread
 import numpy as np
 from tokenizers import Tokenizer
 
-from hybrid_memory.embeddings.chunking import TokenSpan, approximate_token_spans
+from hybrid_memory.embeddings.chunking import TokenSpan, approximate_token_spans, inference_batches
 from hybrid_memory.errors import BackendError
 from hybrid_memory.settings import FP32_MODEL, PACKAGED_MODEL, PACKAGED_MODEL_DIR
 
@@ -155,7 +155,7 @@ class FastEmbedEmbedder:
         vectors: list[list[float]] = [[] for _ in texts]
         # One thread call per batch, so a query waiting for the limiter gets in
         # between the batches of a long document list.
-        for positions in _batches(order, texts, self._batch_size):
+        for positions in inference_batches(order, texts, self._batch_size):
             batch = [texts[i] for i in positions]
             embedded = await anyio.to_thread.run_sync(
                 partial(self._embed_sync, model, batch, query=False), limiter=self._limiter
@@ -359,31 +359,6 @@ class FastEmbedEmbedder:
             "ONNX model directory, or allow the download from huggingface.co (network access, "
             "HF_HUB_OFFLINE unset)."
         )
-
-
-BATCH_CHARS = 2048
-"""Most characters (about 500 tokens) of padded text in one inference call, however many texts.
-
-A call's buffers grow with its padded text (8 texts of 256 tokens took 130 MB more, 2 took
-50 MB; with onnxruntime's arena, which is off now, they stayed), while chat turns of 8 to a
-batch stay far below this and embed as fast as in bigger batches (16 and 32 measured no
-faster per CPU second).
-"""
-
-
-def _batches(order: Sequence[int], texts: Sequence[str], most: int) -> list[list[int]]:
-    """``order`` (positions by rising text length) cut into batches of at most ``most`` texts
-    and at most ``BATCH_CHARS`` of padded text (each batch is padded to its last, longest, text)."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for i in order:
-        if current and (len(current) == most or (len(current) + 1) * len(texts[i]) > BATCH_CHARS):
-            batches.append(current)
-            current = []
-        current.append(i)
-    if current:
-        batches.append(current)
-    return batches
 
 
 def _missing_files(directory: Path, names: Sequence[str]) -> str:

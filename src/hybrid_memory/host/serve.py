@@ -109,11 +109,16 @@ def _waiting_for(command: str) -> None:
 class Host:
     """A data dir's host in the making: ``server``'s MCP sessions on ``serve.sock``, and ``plugins``."""
 
-    def __init__(self, server: MCPServer[Any], data_dir: Path, plugins: Plugins) -> None:
+    def __init__(
+        self, server: MCPServer[Any], data_dir: Path, plugins: Plugins, *, lock_fd: int | None = None
+    ) -> None:
         self.server = server
         self.data_dir = data_dir
         self.plugins = plugins
         self._lowlevel: Server[Any] = server._lowlevel_server  # the SDK's own transports drive it so
+        self._lock_fd = lock_fd
+        """The host lock, taken before this was built (the stores started opening then): hosting
+        begins with it instead of trying to join or lock."""
 
     async def join_or_host(self, tg: anyio.abc.TaskGroup, *, detached: bool = False) -> anyio.abc.ByteStream:
         """A connection to the data dir's host; with none, this becomes it in ``tg`` (until cancelled), or
@@ -122,10 +127,13 @@ class Host:
         def fail(reason: str) -> StoreLockedError:
             return StoreLockedError(f"{reason}; stop it, or set HYBRID_MEMORY_DATA_DIR to another directory.")
 
-        holder = None if detached else lock.SERVER
-        got = await _wait(
-            attempts(self.data_dir, fail, start=detached, holder=holder, waiting_for=_waiting_for)
-        )
+        got: socket.socket | int | None = self._lock_fd
+        self._lock_fd = None
+        if got is None:
+            holder = None if detached else lock.SERVER
+            got = await _wait(
+                attempts(self.data_dir, fail, start=detached, holder=holder, waiting_for=_waiting_for)
+            )
         if isinstance(got, int):
             await tg.start(self._run, got)
             return await anyio.connect_unix(lock.socket_path(self.data_dir))
@@ -138,7 +146,9 @@ class Host:
         like any host. Returns at once when another process already hosts.
         """
         quiet_cancelled_socket_waits()
-        lock_fd = lock.try_lock(self.data_dir, lock.SERVER)
+        lock_fd, self._lock_fd = self._lock_fd, None
+        if lock_fd is None:
+            lock_fd = lock.try_lock(self.data_dir, lock.SERVER)
         if lock_fd is None:
             logger.info("another process already hosts the memory store in %s", self.data_dir)
             return

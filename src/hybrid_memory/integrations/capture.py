@@ -28,7 +28,6 @@ from its start once, which stores nothing twice.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import shutil
 from collections.abc import Mapping
@@ -42,9 +41,8 @@ import anyio.abc
 
 from hybrid_memory import codestate
 from hybrid_memory.errors import InvalidInputError
-from hybrid_memory.host import wire
 from hybrid_memory.integrations.config import hooks_dir
-from hybrid_memory.integrations.hosted import _scope
+from hybrid_memory.integrations.hosted import answer, session_scope
 from hybrid_memory.integrations.transcript import Message, Reading, read_from, started_in
 from hybrid_memory.models import MemoryFilter, MemoryKind, MessageIn, Scope
 from hybrid_memory.service import MemoryService
@@ -226,7 +224,7 @@ class Captures:
         async with self._locks.setdefault(session_id, anyio.Lock()):
             await app.ready()
             cwd = await anyio.to_thread.run_sync(_home, transcript, cwd)
-            scope = await _scope(app, cwd)
+            scope = await session_scope(app, cwd)
             service = app.service
             start = await anyio.to_thread.run_sync(self._start, session_id, transcript)
             if start is None:
@@ -257,21 +255,11 @@ class Captures:
     async def serve(self, first_line: bytes, stream: anyio.abc.ByteStream, app: AppContext) -> None:
         """Answer the capture request in ``first_line`` on ``stream``; the caller closes the stream. The
         capture goes on to its end when the hook stops waiting: the next one then finds it done."""
-        from hybrid_memory.exits import classify
 
-        try:
-            request = json.loads(first_line)
-            params = request.get("params") if isinstance(request, dict) else None
-            done = await self.capture(app, params if isinstance(params, dict) else {})
-            reply = wire.line({"jsonrpc": "2.0", "id": 1, "result": done.as_result()})
-        except Exception as exc:  # the hook keeps the capture waiting and says why in one line
-            code, message = classify(exc)
-            logger.info("a capture failed: %s", message)
-            reply = wire.failure(code, message)
-        try:
-            await stream.send(reply)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return  # the hook gave up waiting
+        async def captured(params: dict[str, Any]) -> dict[str, Any]:
+            return (await self.capture(app, params)).as_result()
+
+        await answer(first_line, stream, captured, "a capture")
 
 
 async def drop_earlier_state(data_dir: Path) -> None:

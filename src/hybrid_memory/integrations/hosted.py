@@ -8,9 +8,11 @@ message is one line for people (a store that cannot open names its file).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import weakref
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +38,7 @@ _injectors: weakref.WeakKeyDictionary[MemoryService, Injector] = weakref.WeakKey
 """The host's injector, kept from one hook to the next (it remembers what it counted)."""
 
 
-async def _scope(app: AppContext, cwd: Path | None) -> Scope:
+async def session_scope(app: AppContext, cwd: Path | None) -> Scope:
     """The session's scope, as its MCP session would have it with ``cwd`` its root."""
     if not app.project_from_roots or cwd is None:
         return app.scope
@@ -67,7 +69,7 @@ async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
     session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else None
     limits = _limits(params.get("limits"))
     await app.ready()
-    scope = await _scope(app, cwd)
+    scope = await session_scope(app, cwd)
     injector = _injectors.get(app.service)
     if injector is None:
         injector = _injectors[app.service] = Injector(app.service)
@@ -88,20 +90,35 @@ async def serve_injection(first_line: bytes, stream: anyio.abc.ByteStream, app: 
     Shielded (within :data:`ANSWER_WITHIN_S`): a store that cannot open stops the host, and this
     answer is what tells the session why.
     """
-    from hybrid_memory.exits import classify
+
+    async def injected(params: dict[str, Any]) -> dict[str, Any]:
+        done = await inject(app, params)
+        return {"text": done.text, "ids": done.ids, "tokens": done.tokens}
 
     with anyio.CancelScope(shield=True) as answering:
         answering.deadline = anyio.current_time() + ANSWER_WITHIN_S
-        try:
-            params = json.loads(first_line)["params"]
-            done = await inject(app, params if isinstance(params, dict) else {})
-            result = {"text": done.text, "ids": done.ids, "tokens": done.tokens}
-            reply = wire.line({"jsonrpc": "2.0", "id": 1, "result": result})
-        except Exception as exc:  # the hook shows it as one line; the host goes on
-            code, message = classify(exc)
-            logger.info("an injection failed: %s", message)
-            reply = wire.failure(code, message)
-        try:
-            await stream.send(reply)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return  # the hook gave up waiting
+        await answer(first_line, stream, injected, "an injection")
+
+
+async def answer(
+    first_line: bytes,
+    stream: anyio.abc.ByteStream,
+    work: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+    doing: str,
+) -> None:
+    """Reply on ``stream`` to the one-line request ``first_line`` with what ``work`` makes of its params,
+    or with a failure the hook shows as one line (the host goes on); a hook that gave up waiting gets
+    nothing."""
+    from hybrid_memory.exits import classify
+
+    try:
+        request = json.loads(first_line)
+        params = request.get("params") if isinstance(request, dict) else None
+        result = await work(params if isinstance(params, dict) else {})
+        reply = wire.line({"jsonrpc": "2.0", "id": 1, "result": result})
+    except Exception as exc:
+        code, message = classify(exc)
+        logger.info("%s failed: %s", doing, message)
+        reply = wire.failure(code, message)
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await stream.send(reply)

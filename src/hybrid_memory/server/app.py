@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -16,8 +18,8 @@ from mcp_types import Tool as MCPTool
 from pydantic import AnyUrl
 
 from hybrid_memory import __version__
-from hybrid_memory.errors import BackendError, BackendUnavailableError
 from hybrid_memory.models import Scope
+from hybrid_memory.server.opening import StoreOpening, open_service
 from hybrid_memory.settings import Settings
 from hybrid_memory.tools._guard import guard_tool_calls, refuse_unknown_arguments
 from hybrid_memory.tools.app import AppContext
@@ -27,13 +29,15 @@ from hybrid_memory.tools.resources import CORE_URI, register_resources, session_
 
 if TYPE_CHECKING:
     from hybrid_memory.embeddings.base import Embedder
-    from hybrid_memory.service import MemoryService
     from hybrid_memory.tools.registry import ToolSet
 
 logger = logging.getLogger(__name__)
 
 OPEN_WITHIN_S = 1.0
-"""The stores open once the handshake is over, or this long after start at the latest."""
+"""A server whose stores did not start opening before it was built opens them once the handshake is over,
+or this long after start."""
+FAILED_WITHIN_S = 10.0
+"""Stores that could not open stop the server once a client has asked for them, or this long after start."""
 
 INSTRUCTIONS = """\
 Long-term memory across conversations. Call recall_memory before answering anything that may depend
@@ -54,147 +58,59 @@ async def open_app(
     the model unloaded until something embeds (commands that only read never do).
     """
     app = _new_app(settings)
-    async with _open_service(settings, embedder, warm_up=warm_up) as service:
+    async with open_service(settings, embedder, warm_up=warm_up) as service:
         app.attach(service)
         yield app
 
 
 @asynccontextmanager
 async def serving_app(
-    settings: Settings, embedder: Embedder | None = None, *, on_open: Callable[[], None] | None = None
+    settings: Settings,
+    embedder: Embedder | None = None,
+    *,
+    on_open: Callable[[], None] | None = None,
+    opening: StoreOpening | None = None,
 ) -> AsyncIterator[AppContext]:
     """The server's lifespan: yields at once, so the handshake never waits on the stores.
 
-    They open in the background once the handshake is over (the client's first message
-    after ``initialize``), or :data:`OPEN_WITHIN_S` after start when no client speaks (an
-    HTTP server waiting for its first request), so the handshake does not share the
-    process with the imports and the opening; requests that need the stores wait until
-    they are open (the protocol middleware awaits :meth:`AppContext.ready`). A store
-    that cannot open (locked by another process, a path taken by a file) stops the
-    server with that error, whether or not a client has connected. ``on_open`` runs once
-    they are open.
+    The stores open in the background once the handshake is over, or :data:`OPEN_WITHIN_S`
+    after start, and the model loads once they are open (or they are opening already:
+    ``opening``, started before the server's imports, which this takes over and closes).
+    Requests that need the stores wait until they are open (the protocol middleware awaits
+    :meth:`AppContext.ready`). A store that cannot open (locked by another process, a path
+    taken by a file) stops the server with that error, whether or not a client has
+    connected. ``on_open`` runs once they are open.
     """
     app = _new_app(settings)
-    stopping = anyio.Event()
-    model: list[Embedder] = [] if embedder is None else [embedder]
-    built = anyio.Event()
 
-    not_built: list[Exception] = []
-
-    async def load_model() -> None:
-        # From the start, on a worker thread: the model is ready by the time the handshake is over.
+    async def attach(opening: StoreOpening, *, taken_over: bool) -> None:
         try:
-            model.append(await anyio.to_thread.run_sync(_build_embedder, settings))
-        except Exception as exc:  # e.g. OpenAI without a key: the stores' opening reports it
-            not_built.append(exc)
-            return
-        finally:
-            built.set()
-        await _warm_up(model[0])
-
-    async def open_and_hold() -> None:
-        # Shielded: a client that leaves at once still sees the stores open (or fail loudly)
-        # and close; the lifespan's end calls want() and sets stopping, so this ends.
-        with anyio.CancelScope(shield=True):
-            await app.wanted(OPEN_WITHIN_S)
-            await built.wait()
-            try:
-                if not_built:
-                    raise not_built[0]
-                async with _open_service(settings, model[0], warm_up=embedder is not None) as service:
-                    app.attach(service)
-                    logger.info(
-                        "memory open; vectors: %s, graph: %s, data dir: %s",
-                        settings.resolved_vector_backend,
-                        settings.resolved_graph_backend,
-                        settings.data_dir,
-                    )
-                    if on_open is not None:
-                        on_open()
-                    await stopping.wait()
-            except BaseException as exc:
-                app.fail(exc)
+            app.attach(await opening.service())
+        except Exception as exc:
+            app.fail(exc)
+            if taken_over:  # not before a client has asked (or FAILED_WITHIN_S has passed): it is told why
+                await app.wanted(FAILED_WITHIN_S)
                 raise
 
     async with anyio.create_task_group() as tg:
-        if embedder is None:
-            tg.start_soon(load_model)
-        else:
-            built.set()
-        tg.start_soon(open_and_hold)
+        taken_over = opening is not None
+        if opening is None:
+            # Opened once the handshake is over, or OPEN_WITHIN_S after start: a store that cannot open
+            # stops this server after its first client has been told why.
+            opening = StoreOpening(settings, embedder, on_open)
+            tg.start_soon(opening.run, partial(app.wanted, OPEN_WITHIN_S))
+        tg.start_soon(partial(attach, opening, taken_over=taken_over))
         try:
             yield app
         finally:
             # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
             app.want()
-            stopping.set()
-    if embedder is None and model:
-        await model[0].close()
-
-
-def _build_embedder(settings: Settings) -> Embedder:
-    from hybrid_memory.embeddings import build_embedder
-
-    return build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
+            await opening.close()
 
 
 def _new_app(settings: Settings) -> AppContext:
     scope = Scope(project=settings.project or "default", user=settings.user)
     return AppContext(scope, project_from_roots=settings.project is None)
-
-
-@asynccontextmanager
-async def _open_service(
-    settings: Settings, embedder: Embedder | None, *, warm_up: bool = True
-) -> AsyncIterator[MemoryService]:
-    # Imported here, not at the top: the handshake needs none of them.
-    from hybrid_memory.backends import open_graph_store, open_vector_store
-    from hybrid_memory.embeddings import build_embedder
-    from hybrid_memory.service import MemoryService
-
-    owned = embedder is None
-    if embedder is None:
-        embedder = build_embedder(settings.embedding, cache_dir=settings.data_dir / "models")
-    try:
-        try:
-            dimension = embedder.dimension
-        except BackendError:
-            # An OpenAI-compatible model of unknown size: one probe call tells it.
-            await embedder.warm_up()
-            dimension = embedder.dimension
-        async with (
-            open_vector_store(settings, dimension=dimension, model=embedder.model_name) as vectors,
-            open_graph_store(settings) as graph,
-        ):
-            service = MemoryService(settings=settings, vectors=vectors, graph=graph, embedder=embedder)
-            scope = _new_app(settings).scope
-            try:
-                repaired = await service.repair(scope)
-            except BackendUnavailableError as exc:  # a server store that is down: repair when it is back
-                logger.warning("repair of half-done writes skipped: %s", exc)
-                repaired = 0
-            if repaired:
-                logger.warning("re-indexed %d notes whose vector copy was missing", repaired)
-            async with anyio.create_task_group() as tg:
-                if warm_up:
-                    # The model loads in the background, after the handshake, so the client never waits on it.
-                    tg.start_soon(_warm_up, embedder)
-                try:
-                    yield service
-                finally:
-                    tg.cancel_scope.cancel()
-    finally:
-        if owned:
-            await embedder.close()
-
-
-async def _warm_up(embedder: Embedder) -> None:
-    try:
-        await embedder.warm_up()
-    except BackendError as exc:  # the tools that need the model say so; keyword recall answers without it
-        logger.warning("embedding model unavailable, writes will fail and recall is keyword-only: %s", exc)
-    except Exception:
-        logger.exception("embedding model failed to load in the background")
 
 
 class _MemoryServer(MCPServer[AppContext]):
@@ -205,16 +121,26 @@ class _MemoryServer(MCPServer[AppContext]):
         super().__init__(*args, **kwargs)
         self._tool_set: ToolSet = tool_set
         self._tools_built = False
+        self._tools_lock = threading.Lock()
         self.running: Callable[[], Awaitable[AppContext]] | None = None
         """Waits until the stores are open (set by :func:`build_server`)."""
 
+    def build_tools_in_background(self) -> None:
+        """Build the tools on a thread of their own now, while the stores open (their wait is mostly
+        the disk's); the first request that needs them waits for that build instead of starting one."""
+        threading.Thread(target=self._ensure_tools, name="tool-schemas", daemon=True).start()
+
     def _ensure_tools(self) -> None:
-        if not self._tools_built:
-            self._tools_built = True
-            from hybrid_memory.tools.registry import build_tools  # every tool: after the handshake
+        if self._tools_built:
+            return
+        with self._tools_lock:
+            if self._tools_built:
+                return
+            from hybrid_memory.tools.registry import build_tools  # every tool: once the server runs
 
             # The SDK takes finished tools only in its constructor; their lean schemas are set there.
             self._tool_manager = ToolManager(tools=build_tools(self._tool_set))
+            self._tools_built = True
 
     async def list_tools(self) -> list[MCPTool]:
         self._ensure_tools()
@@ -246,20 +172,29 @@ class _MemoryServer(MCPServer[AppContext]):
 
 
 def build_server(
-    settings: Settings, embedder: Embedder | None = None, *, on_open: Callable[[], None] | None = None
+    settings: Settings,
+    embedder: Embedder | None = None,
+    *,
+    on_open: Callable[[], None] | None = None,
+    opening: StoreOpening | None = None,
 ) -> MCPServer[AppContext]:
     """The MCP server with every tool, resource and prompt; nothing is opened until a transport runs it.
 
     ``embedder`` lets several servers share one loaded model (tests, benchmarks); the
     server then leaves closing it to the caller. ``on_open`` runs each time the stores
-    have opened (``serve`` settles the heap then).
+    have opened (``serve`` settles the heap then). ``opening``: stores that started opening
+    before this server was built (its host lock taken already); its first lifespan takes
+    them over, and closes them when it ends.
     """
 
     opened: list[AppContext] = []
+    early = [opening] if opening is not None else []
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        async with serving_app(settings, embedder, on_open=on_open) as app:
+        server.build_tools_in_background()
+        taken = early.pop() if early else None
+        async with serving_app(settings, embedder, on_open=on_open, opening=taken) as app:
             opened.append(app)
             try:
                 yield app

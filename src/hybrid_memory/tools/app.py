@@ -17,9 +17,10 @@ class AppContext:
     """What every tool receives through ``ctx.request_context.lifespan_context``.
 
     The server answers the handshake before its stores are open: they open in the
-    background once the handshake is over (the first message after ``initialize``, see
-    :meth:`want`), the service is attached when they are, and every request that uses
-    it waits for that first (:meth:`ready`; the protocol middleware calls it).
+    background from its start, the service is attached when they are, and every request
+    that uses it waits for that first (:meth:`ready`; the protocol middleware calls it).
+    Stores that could not open stop the server once a client has asked for them (see
+    :meth:`want`), so that client is told why.
     """
 
     def __init__(self, scope: Scope, *, project_from_roots: bool = False) -> None:
@@ -52,7 +53,7 @@ class AppContext:
         self._settled.set()
 
     def want(self) -> None:
-        """The handshake is over, or something needs the stores: open them now."""
+        """The handshake is over, or something needs the stores."""
         self._wanted.set()
 
     async def wanted(self, within_s: float) -> None:
@@ -74,7 +75,8 @@ class AppContext:
     async def ready(self) -> None:
         """Return once the service is attached; raise what kept the stores from opening."""
         self._wanted.set()
-        await self._settled.wait()
+        if not self._settled.is_set():  # settled: no checkpoint, so a failure is answered before the stop
+            await self._settled.wait()
         if self._failure is not None:
             raise self._failure
 

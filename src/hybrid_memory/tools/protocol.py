@@ -103,7 +103,7 @@ class ProtocolMiddleware:
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "initialize" and isinstance(ctx.lifespan_context, AppContext):
-            ctx.lifespan_context.want()  # past the handshake: the stores open now, not before
+            ctx.lifespan_context.want()  # past the handshake: stores that could not open stop the server
         if ctx.request_id is None or ctx.method in ("initialize", "logging/setLevel"):
             return await call_next(ctx)
         if ctx.method in NEEDS_STORES and isinstance(ctx.lifespan_context, AppContext):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from hybrid_memory.errors import InvalidInputError, NotFoundError
 from hybrid_memory.models import (
@@ -27,14 +29,14 @@ from hybrid_memory.models.knowledge import (
 )
 from hybrid_memory.service._pages import every
 from hybrid_memory.service.knowledge import distill, feedback, graphmap, thread_summary
-from hybrid_memory.service.knowledge.capture import digest
-from hybrid_memory.service.knowledge.capture.curate import Curator, NoteWriter
-from hybrid_memory.service.knowledge.capture.harvest import Harvest, Harvester, HarvestWriter, said_of
-from hybrid_memory.service.knowledge.statements.cues import cues
 from hybrid_memory.service.redaction import redact
 from hybrid_memory.service.stores import Stores
 from hybrid_memory.service.writes import validation
 from hybrid_memory.settings import LifecycleSettings
+
+if TYPE_CHECKING:
+    from hybrid_memory.service.knowledge.capture.curate import Curator, NoteWriter
+    from hybrid_memory.service.knowledge.capture.harvest import Harvest, Harvester, HarvestWriter
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +46,25 @@ MAX_GRAPH_NOTES = 5_000
 
 
 class Knowledge:
+    """Capture (the statement finder, its cue lexicons and patterns) loads on first use: a server's
+    first recall needs none of it."""
+
     def __init__(self, settings: LifecycleSettings, stores: Stores) -> None:
         self._settings = settings
         self._stores = stores
-        self._curator = Curator(vectors=stores.vectors, graph=stores.graph)
-        self._harvester = Harvester(vectors=stores.vectors, graph=stores.graph, embedder=stores.embedder)
+
+    @cached_property
+    def _curator(self) -> Curator:
+        from hybrid_memory.service.knowledge.capture.curate import Curator
+
+        return Curator(vectors=self._stores.vectors, graph=self._stores.graph)
+
+    @cached_property
+    def _harvester(self) -> Harvester:
+        from hybrid_memory.service.knowledge.capture.harvest import Harvester
+
+        stores = self._stores
+        return Harvester(vectors=stores.vectors, graph=stores.graph, embedder=stores.embedder)
 
     async def rate(self, scope: Scope, memory_id: str, rating: Rating) -> RateResult:
         stores = self._stores
@@ -107,6 +123,10 @@ class Knowledge:
 
     async def harvest(self, scope: Scope, writer: HarvestWriter, remembered: RememberResult) -> Harvest:
         """After a captured remember_thread: its turns' notes, entities, links; the session's digest."""
+        from hybrid_memory.service.knowledge.capture import digest
+        from hybrid_memory.service.knowledge.capture.harvest import said_of
+        from hybrid_memory.service.knowledge.statements.cues import cues
+
         turns = thread_summary.in_order(await self.memories(scope, remembered.memory_ids))
         done = await self._harvester.run(scope, writer, remembered.thread_id, turns)
         session = await self._messages(scope, remembered.thread_id)
@@ -118,6 +138,8 @@ class Knowledge:
 
     async def _model_digest(self, session: Sequence[Memory]) -> str | None:
         """The configured model's digest (HYBRID_MEMORY_SUMMARY_MODEL); None without one or when it fails."""
+        from hybrid_memory.service.knowledge.capture import digest
+
         if self._settings.summary_model is None:
             return None
         question = distill.DistillRequest(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
 
-from hybrid_memory.backends.base import SearchResults, VectorStore
+from hybrid_memory.backends.base import RankedIds, SearchResults, VectorStore
 from hybrid_memory.models import (
     Liveness,
     Memory,
@@ -82,6 +82,13 @@ class LiveVectors:
 
     async def search_many(self, flt: MemoryFilter, limit: int, searches: Searches) -> SearchResults:
         return await self._store.search_many(self._live(flt), limit, searches)
+
+    def cached(self, ids: Sequence[str]) -> dict[str, Memory]:
+        alive = liveness(self._retention_days)
+        return {i: m for i, m in self._store.cached(ids).items() if not alive.expired(m)}
+
+    async def search_ids(self, flt: MemoryFilter, limit: int, searches: Searches) -> RankedIds:
+        return await self._store.search_ids(self._live(flt), limit, searches)
 
     async def scroll(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

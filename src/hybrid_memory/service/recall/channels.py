@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from hybrid_memory.backends.base import GraphStore, SearchResults, VectorStore
+from hybrid_memory.backends.base import GraphStore, RankedIds, VectorStore
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Memory, Note, NoteHit, Searches, SparseVector, VectorHit
 from hybrid_memory.service.recall import ranking
@@ -37,6 +37,11 @@ def from_vectors(hits: Sequence[VectorHit]) -> Found:
     )
 
 
+def from_ranked(ranked: Sequence[tuple[str, float]]) -> Found:
+    """Ids and scores only: the memories are read later, for the candidates that need them (``depth``)."""
+    return Found(hits=[ranking.ChannelHit(i, r, score) for r, (i, score) in enumerate(ranked, 1)])
+
+
 def from_notes(hits: Sequence[NoteHit]) -> Found:
     return Found(
         hits=[ranking.ChannelHit(h.note.id, r, h.score) for r, h in enumerate(hits, 1)],
@@ -45,19 +50,19 @@ def from_notes(hits: Sequence[NoteHit]) -> Found:
 
 
 class SharedSearch:
-    """The vector channels' searches as one ``search_many`` call, made when the first channel asks.
+    """The vector channels' searches as one ``search_ids`` call, made when the first channel asks.
 
     One round to the store instead of one per channel; every channel still gets its own
     ranked list. A failure reaches every channel that shares the call.
     """
 
-    def __init__(self, call: Callable[[], Awaitable[SearchResults]]) -> None:
+    def __init__(self, call: Callable[[], Awaitable[RankedIds]]) -> None:
         self._call = call
         self._lock = anyio.Lock()
-        self._results: SearchResults | None = None
+        self._results: RankedIds | None = None
         self._error: BackendError | None = None
 
-    async def hits(self, name: str) -> list[VectorHit]:
+    async def hits(self, name: str) -> list[tuple[str, float]]:
         async with self._lock:  # a channel cancelled mid-call leaves the call to the next one
             if self._results is None and self._error is None:
                 try:
@@ -92,7 +97,7 @@ def searches(
         "context": config.context.enabled,
     }
     shared = SharedSearch(
-        lambda: vectors.search_many(
+        lambda: vectors.search_ids(
             state.flt,
             n,
             Searches(
@@ -105,7 +110,7 @@ def searches(
 
     def vector_search(name: str) -> Search:
         async def search() -> Found:
-            return from_vectors(await shared.hits(name))
+            return from_ranked(await shared.hits(name))
 
         return search
 

@@ -1,4 +1,4 @@
-"""Recall as a pipeline: plan -> gather channels -> fuse -> expand -> resolve -> rank -> render."""
+"""Recall as a pipeline: plan -> gather -> read what can rank -> fuse -> expand -> resolve -> rank."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import anyio
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import RecallResult, Scope, utcnow
-from hybrid_memory.service.recall import channels, expand, feedback, state
+from hybrid_memory.service.recall import channels, depth, expand, feedback, state
 from hybrid_memory.service.recall.config import RecallConfig, recall_config
 from hybrid_memory.service.recall.state import RecallOptions
 from hybrid_memory.service.stores import Stores
@@ -48,8 +48,10 @@ class Recaller:
         s.terms = encoder.terms
         searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
         await channels.gather(s, searches, config.timeout_s)
+        await depth.read(s, self._stores.vectors, config, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
         state.fuse(s, config)
+        depth.drop_unread(s)
         if s.want_notes and config.neighbour.enabled and "graph" not in s.skipped:
             await expand.add_neighbours(s, self._stores.graph, config)
             await expand.add_cited(s, self._stores.vectors, config)

@@ -78,6 +78,11 @@ class RecallState:
     """The query's keyword terms (BM25 indices), for each hit's share of them."""
     terms: Callable[[str], Sequence[int]] | None = None
     """A text's keyword terms, as the query's were made; None: ``match`` counts no words."""
+    fusion: tuple[RecallConfig, list[list[ranking.ChannelHit]], list[ranking.Fused]] | None = None
+    """What fusion under a configuration made of the channels' lists before any rule (``fuse``)."""
+    ruled: tuple[object, dict[str, Memory], int, list[ranking.Fused]] | None = None
+    """``fuse``'s last result with what it was made of (the fusion, the memories and their number):
+    recall fuses in rounds, and a round that read nothing new need not apply the rules again."""
 
     @property
     def want_notes(self) -> bool:
@@ -122,14 +127,34 @@ def plan(
 
 
 def fuse(state: RecallState, config: RecallConfig) -> None:
-    """One relevance per candidate from what every channel returned."""
-    weights = config.channel_weights()
-    if config.fusion == "rrf":
-        state.fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
-    elif config.fusion == "calibrated":
-        state.fused = calibration.calibrated_fusion(state.channels, weights, config.calibrations())
-    else:
-        state.fused = ranking.score_fusion(state.channels, weights)
+    """One relevance per candidate from what every channel returned, then the rules over their memories."""
+    lists = list(state.channels.values())
+    if not _same_fusion(state.fusion, config, lists):
+        weights = config.channel_weights()
+        if config.fusion == "rrf":
+            fused = ranking.rrf(state.channels, k=config.rrf_k, weights=weights)
+        elif config.fusion == "calibrated":
+            fused = calibration.calibrated_fusion(state.channels, weights, config.calibrations())
+        else:
+            fused = ranking.score_fusion(state.channels, weights)
+        state.fusion = (config, lists, fused)
+    assert state.fusion is not None
+    last = state.ruled
+    if (
+        last is not None
+        and last[0] is state.fusion
+        and last[1] is state.memories
+        and last[2] == len(state.memories)
+    ):
+        state.fused = list(last[3])
+        return
+    state.fused = list(state.fusion[2])
+    _rules(state, config)
+    state.ruled = (state.fusion, state.memories, len(state.memories), list(state.fused))
+
+
+def _rules(state: RecallState, config: RecallConfig) -> None:
+    """The rules over the candidates' memories, each after fusion in turn (``fuse``)."""
     if config.question_factor < 1.0:
         state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
     questions = _questions(state, pure=config.pure_questions) if config.answers_first else {}
@@ -166,6 +191,20 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
     if named:
         inside = {i for i, m in state.memories.items() if any(p.contains(m.created_at) for p in named)}
         state.fused = dates.lift(state.fused, inside, config.dates)
+
+
+def _same_fusion(
+    made: tuple[RecallConfig, list[list[ranking.ChannelHit]], list[ranking.Fused]] | None,
+    config: RecallConfig,
+    lists: list[list[ranking.ChannelHit]],
+) -> bool:
+    """Whether ``made`` fused these very lists under this very configuration (recall fuses in rounds)."""
+    return (
+        made is not None
+        and made[0] is config
+        and len(made[1]) == len(lists)
+        and all(a is b for a, b in zip(made[1], lists, strict=True))
+    )
 
 
 CHAIN_STEPS = 12
