@@ -8,7 +8,7 @@ import anyio
 import pytest
 import qdrant_edge as qe
 
-from hybrid_memory.backends._edge_host import _edge_config
+from hybrid_memory.backends._edge_layout import edge_config
 from hybrid_memory.backends.qdrant_edge import SHARD_DIR, EdgeVectorStore
 from hybrid_memory.errors import ConflictError
 from tests.contract.test_vector_store import make_memory, make_record, scoped
@@ -36,7 +36,7 @@ def test_store_without_the_context_vector_is_refused_with_what_to_do(tmp_path: P
 
 def test_store_made_before_an_index_existed_gains_it_on_open(tmp_path: Path) -> None:
     # Every read filters on expires_at (liveness); unindexed, a 10k-store search spent 10 ms on it.
-    qe.EdgeShard.create(str(tmp_path / SHARD_DIR), _edge_config(4)).close()
+    qe.EdgeShard.create(str(tmp_path / SHARD_DIR), edge_config(4)).close()
 
     async def open_and_close() -> None:
         store = EdgeVectorStore(tmp_path)
@@ -44,7 +44,7 @@ def test_store_made_before_an_index_existed_gains_it_on_open(tmp_path: Path) -> 
         await store.close()
 
     anyio.run(open_and_close)
-    shard = qe.EdgeShard.load(str(tmp_path / SHARD_DIR), _edge_config(4))
+    shard = qe.EdgeShard.load(str(tmp_path / SHARD_DIR), edge_config(4))
     try:
         assert {"created_at", "expires_at"} <= set(shard.info().payload_schema)
     finally:
