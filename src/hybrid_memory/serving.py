@@ -1,10 +1,11 @@
 """``hybrid-memory serve``: the server over stdio, over HTTP, or headless, as the data dir's host or a relay.
 
-A server that finds no process holding the host lock takes it first thing, and its stores
-open and its model loads (:class:`~hybrid_memory.server.opening.StoreOpening`) while the
-MCP SDK and the server's own modules import, about a second of its start: the first
-recall then waits for neither in turn. A server that finds a host running relays to it
-and opens nothing.
+A server that finds no process holding the host lock takes it first thing, imports the MCP
+SDK and builds the server (so the client's handshake is answered as early as it can be),
+then opens its stores and loads its model
+(:class:`~hybrid_memory.server.opening.StoreOpening`) at once, while the handshake and the
+tool list go on, without waiting for either. A server that finds a host running relays to
+it and opens nothing.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> NoReturn:
 
 def _lock_at_once(settings: Settings, args: argparse.Namespace) -> int | None:
     """The host lock, for a stdio server that is to host the store (no process holds it): taken first, so
-    the stores open while the server imports. None otherwise (the usual wait decides; a headless host
+    the stores open as soon as the server is built. None otherwise (the usual wait decides; a headless host
     opens its stores once its first client asks, so a store that cannot open tells that client why)."""
     from hybrid_memory.host.lock import SERVER, socket_fits, try_lock
 
@@ -75,7 +76,7 @@ async def _serve_async(args: argparse.Namespace, settings: Settings, lock_fd: in
     if lock_fd is None:  # a relay to a running host, or an HTTP server: nothing opens before the server
         await _run_host(args, settings, _build_host(settings, None, None))
         return
-    # This process hosts: the model loads and the stores open while the server's protocol stack imports.
+    # This process hosts: the model loads and the stores open once the protocol stack is built.
     opening = StoreOpening(settings, on_open=heap.settle)
 
     async def open_stores() -> None:
@@ -85,13 +86,16 @@ async def _serve_async(args: argparse.Namespace, settings: Settings, lock_fd: in
             await opening.run()
 
     async with anyio.create_task_group() as tg:
+        # The protocol stack first, so that the client's handshake is answered as soon as it can be; the
+        # stores open while it goes on (one import at a time: two threads of Python only slow each other).
+        host = await anyio.to_thread.run_sync(_build_host, settings, opening, lock_fd)
         tg.start_soon(open_stores)
         try:
-            await opening.handed_off()  # one import at a time: two threads of Python only slow each other
-            host = await anyio.to_thread.run_sync(_build_host, settings, opening, lock_fd)
             await _run_host(args, settings, host)
         finally:
             await opening.close()
+    # Stores that could not open end the server with their error, whether a client stayed to hear it or not.
+    await opening.service()
 
 
 def _build_host(settings: Settings, opening: StoreOpening | None, lock_fd: int | None) -> Host:

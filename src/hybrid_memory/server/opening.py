@@ -47,7 +47,6 @@ class StoreOpening:
         self._settled = anyio.Event()
         self._stopping = anyio.Event()
         self._closed = anyio.Event()
-        self._handed_off = anyio.Event()
 
     async def run(self, after: Callable[[], Awaitable[None]] | None = None) -> None:
         """Open, hold until :meth:`close` is called, close. Shielded: a client that leaves at once
@@ -63,7 +62,7 @@ class StoreOpening:
                 if model is None:  # e.g. OpenAI without a key raises here: the server stops and says so
                     model = await anyio.to_thread.run_sync(build_model, settings)
                 try:
-                    async with open_service(settings, model, imported=self._handed_off.set) as service:
+                    async with open_service(settings, model) as service:
                         self._service = service
                         self._settled.set()
                         logger.info(
@@ -83,14 +82,7 @@ class StoreOpening:
                 self._settled.set()
                 raise
             finally:
-                self._handed_off.set()
                 self._closed.set()
-
-    async def handed_off(self) -> None:
-        """Return once the opening needs the interpreter no more for a while: what opens the stores and
-        runs the model is imported, and their slow part (the disk, the ONNX session) runs on threads of
-        its own. A server imports the rest of itself then, not beside these imports."""
-        await self._handed_off.wait()
 
     async def service(self) -> MemoryService:
         """The open service, once it is; raises what kept the stores from opening."""
@@ -121,20 +113,16 @@ async def open_service(
     embedder: Embedder | None,
     *,
     warm_up: bool = True,
-    imported: Callable[[], None] | None = None,
 ) -> AsyncIterator[MemoryService]:
     """Both stores open and half-done writes repaired; with ``warm_up``, the model loads meanwhile.
 
-    ``imported`` is called once what opens the stores is imported, before they open. The
-    model loads once they are open (a store that cannot open fails before it has anything
+    The model loads once they are open (a store that cannot open fails before it has anything
     to say), mostly off the interpreter's lock, as the disk's part of the opening is.
     """
     # Imported here, not at the top: a relay to a running host needs none of them.
     from hybrid_memory.backends import open_graph_store, open_vector_store
     from hybrid_memory.service import MemoryService
 
-    if imported is not None:
-        imported()
     owned = embedder is None
     if embedder is None:
         embedder = build_model(settings)
