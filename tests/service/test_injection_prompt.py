@@ -14,12 +14,8 @@ from hybrid_memory.service.recall import RecallOptions
 from .conftest import SCOPE, Harness, messages
 
 
-async def test_a_one_question_prompt_is_embedded_once(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    await harness.service.create_note(
-        SCOPE, NoteDraft(content="The invoices table lives in the billing database.", type=NoteType.FACT)
-    )
+def _count_embeddings(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the model is asked to embed from now on, in order."""
     asked: list[str] = []
     embed = harness.embedder.embed_query
 
@@ -29,6 +25,16 @@ async def test_a_one_question_prompt_is_embedded_once(
         return await embed(text)
 
     monkeypatch.setattr(harness.embedder, "embed_query", counted)
+    return asked
+
+
+async def test_a_one_question_prompt_is_embedded_once(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await harness.service.create_note(
+        SCOPE, NoteDraft(content="The invoices table lives in the billing database.", type=NoteType.FACT)
+    )
+    asked = _count_embeddings(harness, monkeypatch)
     prompt = "which database should the new invoices table go in"
     done = await Injector(harness.service).prompt(SCOPE, prompt, "now", None, Limits())
     assert "[memory:" in done.text  # the note was found: both recalls ran
@@ -57,15 +63,7 @@ async def test_a_prompt_asking_two_things_embeds_each_question_once(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await _notes(harness)
-    asked: list[str] = []
-    embed = harness.embedder.embed_query
-
-    async def counted(text: str) -> list[float]:
-        asked.append(text)
-        await anyio.lowlevel.checkpoint()  # as a model's thread does: the other recalls go on meanwhile
-        return await embed(text)
-
-    monkeypatch.setattr(harness.embedder, "embed_query", counted)
+    asked = _count_embeddings(harness, monkeypatch)
     parts = prompt.prompt_parts(ASKS_TWO)
     assert len(parts) == 2
     done = await Injector(harness.service).prompt(SCOPE, ASKS_TWO, "now", None, Limits())
