@@ -23,7 +23,8 @@ Kept free of ``mcp`` and of the stores: the joining side imports only this.
 from __future__ import annotations
 
 import collections
-import json
+
+from hybrid_memory.host import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ PROMPT = "prompt"
 
 def line(message: dict[str, Any]) -> bytes:
     """``message`` framed: compact JSON and a newline."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    return jsonc.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def request(command: str, scope: dict[str, str | None], args: dict[str, Any], *, tty: bool) -> bytes:
@@ -83,7 +84,7 @@ def capture_request(params: dict[str, Any]) -> bytes:
 def method_of(first_line: bytes) -> str | None:
     """The method a connection's first line requests (an MCP client's: ``initialize``); None if none."""
     try:
-        message = json.loads(first_line)
+        message = jsonc.loads(first_line)
     except ValueError:
         return None
     method = message.get("method") if isinstance(message, dict) else None

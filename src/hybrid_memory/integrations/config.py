@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import collections
 import os
-from pathlib import Path
 
-from hybrid_memory.host.lock import data_dir_from_env
+from hybrid_memory.host.lock import data_dir_named
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ``typing`` and ``pathlib`` are among the slowest of a prompt hook's imports
+    from pathlib import Path
     from typing import NamedTuple
+
+    from hybrid_memory.host.lock import StrPath
 
     class _Variable(NamedTuple):
         field: str
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
         meaning: str = ""
 
     class _Config(NamedTuple):
-        data_dir: Path
+        data_dir: StrPath
         project: str | None
         context_tokens: int
         prompt_tokens: int
@@ -112,6 +114,7 @@ class HookConfig(_Config):
     uses it, as the server does) as the server reads them, and :data:`HOOK_VARIABLES`.
 
     A named tuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
+    Its paths are strings (a ``Path`` given is taken as well): ``pathlib`` is another tenth.
     """
 
     __slots__ = ()
@@ -120,7 +123,7 @@ class HookConfig(_Config):
     def from_env(cls) -> HookConfig:
         read = {variable.field: variable.read() for variable in HOOK_VARIABLES}
         return cls(
-            data_dir=data_dir_from_env(),
+            data_dir=data_dir_named(),
             project=os.environ.get("HYBRID_MEMORY_PROJECT", "").strip() or None,
             context_tokens=int(read["context_tokens"]),
             prompt_tokens=int(read["prompt_tokens"]),
@@ -131,14 +134,14 @@ class HookConfig(_Config):
         )
 
     @property
-    def state_dir(self) -> Path:
+    def state_dir(self) -> str:
         """Where the hooks keep their small files: the captures that wait, the log, the injections'."""
         return hooks_dir(self.data_dir)
 
 
-def hooks_dir(data_dir: Path) -> Path:
+def hooks_dir(data_dir: StrPath) -> str:
     """The data dir's folder of the hooks' small files (:attr:`HookConfig.state_dir`)."""
-    return data_dir / "hooks"
+    return os.path.join(data_dir, "hooks")
 
 
 def estimate_tokens(text: str) -> int:

@@ -66,7 +66,7 @@ def _with_transcript(raw: str) -> str:
     messages = payload.pop("messages", None) if isinstance(payload, dict) else None
     if not isinstance(messages, list) or not isinstance(payload.get("session_id"), str):
         return raw
-    folder = HookConfig.from_env().state_dir / "opencode"
+    folder = Path(HookConfig.from_env().state_dir) / "opencode"
     payload["transcript_path"] = str(keep_messages(folder, payload["session_id"], messages))
     return json.dumps(payload)
 
