@@ -2,7 +2,7 @@
 
 Every prompt of a session waits for this process; the standard modules it leaves out are
 those that cost it most to import (``typing``, ``socket`` with ``selectors``, ``dataclasses``,
-``json`` with ``re`` and ``enum``, ``pathlib`` with ``urllib.parse`` and ``fnmatch``).
+``json`` with ``re`` and ``enum``, ``pathlib`` with ``urllib.parse`` and ``fnmatch``, ``collections``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ SLOW_TO_IMPORT = {
     "urllib.parse",
     "fnmatch",
     "contextlib",
+    "collections",
 }
 
 

@@ -22,22 +22,24 @@ Kept free of ``mcp`` and of the stores: the joining side imports only this.
 
 from __future__ import annotations
 
-import collections
-
 from hybrid_memory.host import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import Any
 
-    class Reply(NamedTuple):
-        """A command's outcome: what it prints on stdout, exactly (newlines included), and its exit code."""
 
-        stdout: str
-        code: int = 0
+class Reply:
+    """A command's outcome: what it prints on stdout, exactly (newlines included), and its exit code.
 
-else:  # a named tuple without ``typing`` (or ``dataclasses``): a hook loads this module
-    Reply = collections.namedtuple("Reply", "stdout code", defaults=(0,))
+    A plain class: a named tuple would load ``collections``, and a hook loads this module.
+    """
+
+    __slots__ = ("code", "stdout")
+
+    def __init__(self, stdout: str, code: int = 0) -> None:
+        self.stdout, self.code = stdout, code
+
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest single message on the socket (a remember_thread of a whole long session)."""
