@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.service.lifecycle.eviction import (
     SUMMARY_MAX_TOKENS,
     Eviction,
-    Item,
     Limits,
     Plan,
     extractive_summary,
@@ -28,8 +28,17 @@ def at(hours: float) -> datetime:
 
 def item(
     item_id: str, hour: float, tokens: int = 10, *, accessed: float | None = None, pinned: bool = False
-) -> Item:
-    return Item(item_id, tokens, at(hour), None if accessed is None else at(accessed), pinned)
+) -> Memory:
+    return Memory(
+        id=item_id,
+        kind=MemoryKind.MESSAGE,
+        text=item_id,
+        project="p",
+        tokens=tokens,
+        created_at=at(hour),
+        last_accessed_at=None if accessed is None else at(accessed),
+        pinned=pinned,
+    )
 
 
 def evicted(plan: Plan) -> list[tuple[str, str]]:

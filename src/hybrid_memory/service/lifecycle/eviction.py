@@ -15,19 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from hybrid_memory.models import Memory
+
 Policy = Literal["lru", "fifo", "ttl"]
 
 SUMMARY_MAX_TOKENS = 160
 """The longest summary written on eviction (embedding-model tokens)."""
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    tokens: int
-    created_at: datetime
-    last_accessed_at: datetime | None = None
-    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,14 +55,17 @@ def summary_budget(max_tokens: int | None) -> int:
     return max(1, min(SUMMARY_MAX_TOKENS, max_tokens // 4))
 
 
-def _order(policy: Policy) -> Callable[[Item], tuple[datetime, datetime, str]]:
+def _order(policy: Policy) -> Callable[[Memory], tuple[datetime, datetime, str]]:
     if policy == "lru":
         return lambda i: (i.last_accessed_at or i.created_at, i.created_at, i.id)
     return lambda i: (i.created_at, i.created_at, i.id)
 
 
-def plan_eviction(items: Sequence[Item], limits: Limits) -> Plan:
-    """The memories to evict, first to go first, so ``items`` fit ``limits`` (summary included)."""
+def plan_eviction(items: Sequence[Memory], limits: Limits) -> Plan:
+    """The memories to evict, first to go first, so ``items`` fit ``limits`` (summary included).
+
+    Of each memory it reads only the id, tokens, pin and dates.
+    """
     candidates = sorted((i for i in items if not i.pinned), key=_order(limits.policy))
     evictions: list[Eviction] = []
     count = len(items)

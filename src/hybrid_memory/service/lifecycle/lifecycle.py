@@ -133,11 +133,7 @@ class Lifecycle:
         gone = {m.id for m in expired}
         s = self._settings
         limits = self._limits(now)
-        items = [
-            eviction.Item(m.id, m.tokens, m.created_at, m.last_accessed_at, m.pinned)
-            for m in memories.values()
-            if m.id not in gone
-        ]
+        items = [m for m in memories.values() if m.id not in gone]
         plan = eviction.plan_eviction(items, limits) if s.limited else eviction.Plan([], False)
         if plan.summarize:
             # One rolling summary per scope: earlier eviction summaries merge into the new one.
