@@ -35,15 +35,9 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Eviction:
-    id: str
-    reason: str
-    """``ttl``, ``max_items`` or ``max_tokens``."""
-
-
-@dataclass(frozen=True)
 class Plan:
-    evictions: list[Eviction]
+    evictions: dict[str, str]
+    """Memory id -> why it goes (``ttl``, ``max_items`` or ``max_tokens``), first to go first."""
     summarize: bool
     """Whether a summary fits once the evictions are done."""
 
@@ -67,16 +61,15 @@ def plan_eviction(items: Sequence[Memory], limits: Limits) -> Plan:
     Of each memory it reads only the id, tokens, pin and dates.
     """
     candidates = sorted((i for i in items if not i.pinned), key=_order(limits.policy))
-    evictions: list[Eviction] = []
+    evictions: dict[str, str] = {}
     count = len(items)
     tokens = sum(i.tokens for i in items)
     if limits.policy == "ttl" and limits.ttl_cutoff is not None:
         for item in candidates:
             if item.created_at < limits.ttl_cutoff:
-                evictions.append(Eviction(item.id, "ttl"))
+                evictions[item.id] = "ttl"
                 count -= 1
                 tokens -= item.tokens
-    evicted = {e.id for e in evictions}
 
     def over(with_summary: bool) -> str | None:
         extra_items, extra_tokens = (1, limits.summary_tokens) if with_summary else (0, 0)
@@ -91,9 +84,9 @@ def plan_eviction(items: Sequence[Memory], limits: Limits) -> Plan:
         reason = over(summarizing and bool(evictions))
         if reason is None:
             break
-        if item.id in evicted:
+        if item.id in evictions:
             continue
-        evictions.append(Eviction(item.id, reason))
+        evictions[item.id] = reason
         count -= 1
         tokens -= item.tokens
     return Plan(evictions=evictions, summarize=summarizing and bool(evictions) and over(True) is None)
