@@ -9,13 +9,13 @@ a limit stays over it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
 from hybrid_memory.models import Memory
+from hybrid_memory.text.words import SENTENCE_END
 
 Policy = Literal["lru", "fifo", "ttl"]
 
@@ -92,13 +92,10 @@ def plan_eviction(items: Sequence[Memory], limits: Limits) -> Plan:
     return Plan(evictions=evictions, summarize=summarizing and bool(evictions) and over(True) is None)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-
-
 def first_sentence(text: str, max_chars: int = 160) -> str:
     """The first sentence of ``text`` on one line, cut at ``max_chars``."""
     flat = " ".join(text.split())
-    sentence = _SENTENCE_END.split(flat, maxsplit=1)[0]
+    sentence = SENTENCE_END.split(flat, maxsplit=1)[0]
     return sentence if len(sentence) <= max_chars else sentence[: max_chars - 1].rstrip() + "…"
 
 
