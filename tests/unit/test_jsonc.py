@@ -84,3 +84,12 @@ def test_each_call_has_its_own_markers() -> None:
     shared = [1, 2]
     assert jsonc.dumps([shared, shared]) == "[[1, 2], [1, 2]]"
     assert jsonc.dumps([shared, shared]) == "[[1, 2], [1, 2]]"
+
+
+def test_an_interpreter_without_the_accelerator_gets_json_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonc, "ACCELERATED", False)
+    monkeypatch.setattr(jsonc, "_scan", None)
+    assert jsonc.dumps({"a": [1, "é"]}, separators=(",", ":"), ensure_ascii=False) == '{"a":[1,"é"]}'
+    assert jsonc.loads(b' {"a": [1, 2.5]} ') == {"a": [1, 2.5]}
+    with pytest.raises(ValueError, match="char"):
+        jsonc.loads("{")
