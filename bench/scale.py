@@ -1,7 +1,7 @@
 """Recall latency, memory, disk and reopen time as the store grows, in-process, embedded stores.
 
     python bench/scale.py [--sizes 1000 10000 100000] [--documents model|hash] [--queries 200]
-                          [--stdio] [--out bench/results/scale.json]
+                          [--stdio] [--keep DIR] [--out bench/results/scale.json]
 
 The corpus is the synthetic chat of ``bench/latency.py`` (threads of 20 turns, seeded),
 stored through ``remember_thread``. Queries are always embedded by the real model, so
@@ -29,6 +29,11 @@ thread does when the store is idle):
   the same data dir, driven by the real MCP client: spawn → initialized, spawn → first
   recall answered (the model loads in that process), then recall p50 / p95 of the same
   queries as ``recall_memory`` calls (the default limit of 10).
+
+``--keep DIR`` grows the store in ``DIR`` (which must not hold one yet) and leaves it there, to
+measure recall on it again later (``hybrid-memory serve`` with ``HYBRID_MEMORY_DATA_DIR=DIR``
+and ``HYBRID_MEMORY_PROJECT=bench``); without it the store is made in a temporary directory
+and removed at the end.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractContextManager, AsyncExitStack, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from time import perf_counter
@@ -217,11 +222,23 @@ async def stdio_recall(data: Path, queries: Sequence[str]) -> dict[str, Any]:
     }
 
 
-async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: bool = False) -> dict[str, Any]:
+def data_dir(keep: Path | None) -> AbstractContextManager[str]:
+    """Where the store grows: ``keep`` (made empty, left afterwards) or a temporary directory."""
+    if keep is None:
+        return tempfile.TemporaryDirectory(prefix="hybrid-memory-scale-")
+    if keep.exists() and any(keep.iterdir()):
+        raise SystemExit(f"--keep {keep}: the directory is not empty; name a new or an empty one.")
+    keep.mkdir(parents=True, exist_ok=True)
+    return nullcontext(str(keep))
+
+
+async def bench(
+    sizes: Sequence[int], documents: str, n_queries: int, stdio: bool = False, keep: Path | None = None
+) -> dict[str, Any]:
     rng = random.Random(SEED)
     queries = [_fill(rng.choice(QUERIES), rng) for _ in range(n_queries)]
     stages: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="hybrid-memory-scale-") as tmp:
+    with data_dir(keep) as tmp:
         data = Path(tmp)
         settings = load_settings(
             data_dir=data, project="bench", vector_backend="edge", graph_backend="sqlite"
@@ -344,9 +361,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--documents", choices=("model", "hash"), default="model")
     parser.add_argument("--queries", type=int, default=200, help="recall queries per stage")
     parser.add_argument("--stdio", action="store_true", help="also recall through the server over stdio")
+    parser.add_argument("--keep", type=Path, help="grow the store in this new directory and leave it there")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "scale.json")
     args = parser.parse_args(argv)
-    report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries, args.stdio)
+    report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries, args.stdio, args.keep)
     for stage in report["stages"]:
         print_stage(stage)
     print(table(report))
