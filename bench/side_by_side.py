@@ -11,19 +11,21 @@ the session, each turn a message with its id and time); mcp-server-qdrant stores
 ``qdrant-store`` call, as its tool takes one text. Queries are the sample's questions,
 through ``recall_memory`` and ``qdrant-find`` (ten results each, both servers' default).
 
-mcp-server-qdrant runs from its own virtual environment (``--qdrant-python``: its python, beside
-the ``mcp-server-qdrant`` script ``pip install mcp-server-qdrant`` put there) with a local Qdrant (``QDRANT_LOCAL_PATH``)
-and its default model, ``sentence-transformers/all-MiniLM-L6-v2`` through fastembed,
+mcp-server-qdrant runs from its own virtual environment (``--qdrant-python``: its python,
+beside the ``mcp-server-qdrant`` script ``pip install mcp-server-qdrant`` put there) with a
+local Qdrant (``QDRANT_LOCAL_PATH``) and its default model, ``sentence-transformers/all-MiniLM-L6-v2`` through fastembed,
 read from ``--fastembed-cache`` with ``HF_HUB_OFFLINE=1``: nothing is downloaded.
 
 At each size (the store grows from one to the next), per server:
 
 - ingest: turns per wall second, and the server's CPU (user + system, the process and
   its children) per turn;
-- recall p50 / p95 over stdio, and the server's CPU per query;
+- recall p50 / p95 over stdio, and the server's CPU per query: both servers up at once,
+  each query sent to one then the other, so both are timed under the same load;
 - peak RSS of the server while it ingested (VmHWM, summed over its processes);
 - disk allocated under its data directory once the server has exited;
-- reopen: spawn a new server on the same directory, until its first search is answered.
+- reopen: spawn a new server on the same directory, until its first search is answered
+  (the median of three, the servers alternating).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import os
 import statistics
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -238,35 +241,60 @@ def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
     }
 
 
-async def grow(server: Server, batch: Sequence[Turn], queries: Sequence[str]) -> dict[str, Any]:
-    """One server process: store ``batch``, then time ``queries``."""
+async def grow(server: Server, batch: Sequence[Turn], warm: str) -> dict[str, Any]:
+    """One server process stores ``batch``: its rate, CPU and peak RSS."""
     async with Client(server.params()) as client:
         # Its model loaded and its store open before the clock starts (ours loads both after the handshake).
-        await client.call_tool(server.search_tool, server.search_args(queries[0]))
+        await client.call_tool(server.search_tool, server.search_args(warm))
         pids = server_pids()
         cpu_before = cpu_s(pids)
         started = perf_counter()
         await server.store(client, batch)
         ingest_s = perf_counter() - started
         pids = server_pids()
-        ingest_cpu = cpu_s(pids) - cpu_before
-        peak = peak_rss_mb(pids)
-        cpu_before = cpu_s(pids)
-        seconds = []
-        for query in queries:
-            began = perf_counter()
-            result = await client.call_tool(server.search_tool, server.search_args(query))
-            seconds.append(perf_counter() - began)
-            assert not result.is_error, result
-        recall_cpu = cpu_s(pids) - cpu_before
+        return {
+            "ingest_turns_per_s": len(batch) / ingest_s,
+            "ingest_cpu_ms_per_turn": (cpu_s(pids) - cpu_before) * 1000 / len(batch),
+            "peak_rss_mb_while_ingesting": peak_rss_mb(pids),
+        }
+
+
+WARM_QUERIES = 5
+
+
+async def recall_both(servers: Sequence[Server], queries: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Both servers up at once, the queries sent to one then the other (the order swapped each
+    query), so both are timed under the same load: p50 / p95 and the server's CPU per query."""
+    async with AsyncExitStack() as stack:
+        clients, pids = [], []
+        for server in servers:
+            before = set(server_pids())
+            clients.append(await stack.enter_async_context(Client(server.params())))
+            pids.append(sorted(set(server_pids()) - before))
+        for client, server in zip(clients, servers, strict=True):
+            for query in queries[:WARM_QUERIES]:
+                await client.call_tool(server.search_tool, server.search_args(query))
+        seconds: list[list[float]] = [[] for _ in servers]
+        cpu = [0.0 for _ in servers]
+        for n, query in enumerate(queries):
+            order = range(len(servers)) if n % 2 == 0 else reversed(range(len(servers)))
+            for i in order:
+                server, client = servers[i], clients[i]
+                cpu_before, began = cpu_s(pids[i]), perf_counter()
+                result = await client.call_tool(server.search_tool, server.search_args(query))
+                seconds[i].append(perf_counter() - began)
+                cpu[i] += cpu_s(pids[i]) - cpu_before
+                assert not result.is_error, result
     return {
-        "stored": len(batch),
-        "ingest_turns_per_s": len(batch) / ingest_s,
-        "ingest_cpu_ms_per_turn": ingest_cpu * 1000 / len(batch),
-        "peak_rss_mb_while_ingesting": peak,
-        "recall": summary_ms(seconds),
-        "recall_cpu_ms_per_query": recall_cpu * 1000 / len(queries),
+        server.name: {
+            "recall": summary_ms(seconds[i]),
+            "recall_cpu_ms_per_query": cpu[i] * 1000 / len(queries),
+        }
+        for i, server in enumerate(servers)
     }
+
+
+REOPENS = 3
 
 
 async def reopen(server: Server, query: str) -> float:
@@ -294,17 +322,22 @@ async def bench(
     stages: list[dict[str, Any]] = []
     done = 0
     for size in sizes:
-        stage: dict[str, Any] = {"size": size}
+        rows: dict[str, dict[str, Any]] = {}
         for server in servers:
             server.data.mkdir(parents=True, exist_ok=True)
-            row = await grow(server, corpus[done:size], queries)
-            row["stored"] = size
-            row["disk_allocated_mb"] = disk(server.data)["allocated_mb"]
-            row["reopen_to_first_search_s"] = await reopen(server, queries[0])
-            row["load"] = os.getloadavg()[0]
-            stage[server.name] = row
-            print(f"{size:>6} {server.name}: {json.dumps(row)}", file=sys.stderr, flush=True)
-        stages.append(stage)
+            rows[server.name] = {"stored": size, **await grow(server, corpus[done:size], queries[0])}
+            rows[server.name]["disk_allocated_mb"] = disk(server.data)["allocated_mb"]
+        for name, found in (await recall_both(servers, queries)).items():
+            rows[name].update(found)
+        reopens: dict[str, list[float]] = {server.name: [] for server in servers}
+        for _ in range(REOPENS):  # alternating, as the recalls
+            for server in servers:
+                reopens[server.name].append(await reopen(server, queries[0]))
+        for server in servers:
+            rows[server.name]["reopen_to_first_search_s"] = statistics.median(reopens[server.name])
+            rows[server.name]["load"] = os.getloadavg()[0]
+            print(f"{size:>6} {server.name}: {json.dumps(rows[server.name])}", file=sys.stderr, flush=True)
+        stages.append({"size": size, **rows})
         done = size
     return {
         "benchmark": "side_by_side",
