@@ -14,7 +14,8 @@ through ``recall_memory`` and ``qdrant-find`` (ten results each, both servers' d
 mcp-server-qdrant runs from its own virtual environment (``--qdrant-python``: its python,
 beside the ``mcp-server-qdrant`` script ``pip install mcp-server-qdrant`` put there) with a
 local Qdrant (``QDRANT_LOCAL_PATH``) and its default model,
-``sentence-transformers/all-MiniLM-L6-v2`` through fastembed, read from ``--fastembed-cache`` with ``HF_HUB_OFFLINE=1``: nothing is downloaded.
+``sentence-transformers/all-MiniLM-L6-v2`` through fastembed, read from ``--fastembed-cache``
+with ``HF_HUB_OFFLINE=1``: nothing is downloaded.
 
 At each size (the store grows from one to the next), per server:
 
