@@ -33,9 +33,9 @@ thread does when the store is idle):
 ``--keep DIR`` grows the store in ``DIR`` (which must not hold one yet) and leaves it there, to
 measure recall on it again later (``hybrid-memory serve`` with ``HYBRID_MEMORY_DATA_DIR=DIR``
 and ``HYBRID_MEMORY_PROJECT=bench``); without it the store is made in a temporary directory
-and removed at the end. ``--reuse DIR`` measures such a store as it is, one column, nothing
-added (``--sizes`` ignored): its peak RSS is then that of opening, optimizing and recalling,
-not of the ingest.
+and removed at the end. ``--reuse DIR`` measures such a store: as it is (one column), or grown
+on to each of ``--sizes`` above what it holds; its peak RSS is then that of opening, growing,
+optimizing and recalling in this run, not of the ingest that made the store.
 """
 
 from __future__ import annotations
@@ -261,9 +261,10 @@ async def bench(
         stores = Stores(settings, embedder)
         service = await stores.open()
         threads = stored = 0
-        if reuse is not None:  # one column, of the store as it is
+        if reuse is not None:  # the store as it is, then grown on to the sizes above it
             stored = await stores.vectors.count(MemoryFilter(scope=SCOPE))
-            sizes = [stored]
+            threads = stored  # past every thread it holds (each holds one memory or more)
+            sizes = [stored, *(size for size in sizes if size > stored)]
         try:
             for size in sizes:
                 ingest = await grow(service, rng, threads, stored, size)
@@ -370,18 +371,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="+", help="default 1000 10000 100000; none with --reuse")
     parser.add_argument("--documents", choices=("model", "hash"), default="model")
     parser.add_argument("--queries", type=int, default=200, help="recall queries per stage")
     parser.add_argument("--stdio", action="store_true", help="also recall through the server over stdio")
     kept = parser.add_mutually_exclusive_group()
     kept.add_argument("--keep", type=Path, help="grow the store in this new directory and leave it there")
-    kept.add_argument("--reuse", type=Path, help="measure the store --keep left in this directory")
+    kept.add_argument(
+        "--reuse", type=Path, help="measure the store --keep left in this directory (grown on to --sizes)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "scale.json")
     args = parser.parse_args(argv)
-    report = anyio.run(
-        bench, sorted(args.sizes), args.documents, args.queries, args.stdio, args.keep, args.reuse
-    )
+    sizes = args.sizes or ([] if args.reuse else [1_000, 10_000, 100_000])
+    report = anyio.run(bench, sorted(sizes), args.documents, args.queries, args.stdio, args.keep, args.reuse)
     for stage in report["stages"]:
         print_stage(stage)
     print(table(report))
