@@ -37,17 +37,24 @@ class Recaller:
             options.as_of or utcnow(),
             config,
         )
-        # The notes' full-text search needs no vector: it runs while the query is embedded.
-        async with anyio.create_task_group() as tg:
-            notes = channels.note_search(s, config, self._stores.graph)
-            tg.start_soon(channels.gather, s, notes, config.timeout_s)
-            dense = await self._query_vector(s, config)
         encoder = self._stores.indexer.sparse
         sparse = encoder.encode_query(s.query)
         s.query_terms = frozenset(sparse.indices)
         s.terms = encoder.terms
-        searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
+        vectors = self._stores.vectors
+        # The notes' full text and the keyword channels need no vector: searched while the query is embedded.
+        words = {
+            **channels.note_search(s, config, self._stores.graph),
+            **channels.searches(
+                s, config, vectors=vectors, dense=None, sparse=sparse, names=channels.KEYWORD_CHANNELS
+            ),
+        }
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(channels.gather, s, words, config.timeout_s)
+            dense = await self._query_vector(s, config)
+        searches = channels.searches(s, config, vectors=vectors, dense=dense, sparse=sparse, names=("dense",))
         await channels.gather(s, searches, config.timeout_s)
+        channels.settle(s)
         await depth.read(s, self._stores.vectors, config, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
         state.fuse(s, config)

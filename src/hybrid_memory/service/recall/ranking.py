@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
 
 DEFAULT_IMPORTANCE = 0.5
 
@@ -49,14 +48,15 @@ class Fused:
     ranks: dict[str, int]
     scores: dict[str, float]
 
-    @cached_property
+    @property
     def order(self) -> tuple[float, int, str]:
         """The sort key of every fused list: relevance, then the best single rank, then id."""
         return (-self.relevance, min(self.ranks.values()), self.id)
 
 
 def by_order(f: Fused) -> tuple[float, int, str]:
-    return f.order
+    # Made again at each sort: cheaper than a cached_property, which takes a lock on every read.
+    return (-f.relevance, min(f.ranks.values()), f.id)
 
 
 def in_order(fused: list[Fused], changed: bool) -> list[Fused]:
