@@ -258,8 +258,13 @@ def final_scores(
                 scores=f.scores,
             )
         )
-    ranked.sort(key=lambda r: (-r.score, -r.relevance, r.id))
+    ranked.sort(key=by_score)
     return ranked
+
+
+def by_score(r: Ranked) -> tuple[float, float, str]:
+    """The order of final scores: score, then relevance, then id."""
+    return (-r.score, -r.relevance, r.id)
 
 
 def dedupe_by(items: Sequence[Ranked], key: Callable[[str], str]) -> list[Ranked]:
