@@ -50,7 +50,7 @@ class Recaller:
             ),
         }
         async with anyio.create_task_group() as tg:
-            tg.start_soon(channels.gather, s, words, config.timeout_s)
+            tg.start_soon(self._words, s, words, config)
             dense = await self._query_vector(s, config)
         searches = channels.searches(s, config, vectors=vectors, dense=dense, sparse=sparse, names=("dense",))
         await channels.gather(s, searches, config.timeout_s)
@@ -68,6 +68,13 @@ class Recaller:
         await expand.add_successors(s, self._stores.graph, config.timeout_s)
         await expand.add_context(s, self._stores.vectors, config.timeout_s)
         return state.render(s)
+
+    async def _words(
+        self, s: state.RecallState, words: dict[str, channels.Search], config: RecallConfig
+    ) -> None:
+        """The channels that need no vector, then the memories of their best candidates."""
+        await channels.gather(s, words, config.timeout_s)
+        await depth.prefetch(s, self._stores.vectors, config.timeout_s)
 
     async def _query_vector(self, s: state.RecallState, config: RecallConfig) -> list[float] | None:
         if not config.dense.enabled:

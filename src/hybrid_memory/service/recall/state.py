@@ -64,6 +64,8 @@ class RecallState:
     """How many hits each channel is asked for."""
     channels: dict[str, list[ranking.ChannelHit]] = field(default_factory=dict)
     memories: dict[str, Memory] = field(default_factory=dict)
+    prefetched: dict[str, Memory] = field(default_factory=dict)
+    """Memories of keyword candidates read while the query was embedded, for ``depth.read`` to take."""
     notes: dict[str, Note] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     fused: list[ranking.Fused] = field(default_factory=list)
