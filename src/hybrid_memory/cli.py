@@ -242,21 +242,21 @@ def _benchmark_arguments(parser: argparse.ArgumentParser, path_help: str, unit: 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
-    from hybrid_memory.evaluation import evaluate_locomo, format_report, write_json
+    from hybrid_memory.evaluation import EvalOptions, evaluate_locomo, format_report, write_json
     from hybrid_memory.evaluation.lme_runner import evaluate_longmemeval, format_lme_report
 
-    common = {
-        "embedding": settings.embedding,
-        "half": args.half,
-        "limit": args.limit,
-        "baselines": args.baselines,
-        "separate_stores": args.separate_stores,
-    }
+    options = EvalOptions(
+        embedding=settings.embedding,
+        half=args.half,
+        limit=args.limit,
+        baselines=args.baselines,
+        separate_stores=args.separate_stores,
+    )
     if args.benchmark == "longmemeval":
-        report = anyio.run(lambda: evaluate_longmemeval(args.path, items=args.items, **common))
+        report = anyio.run(lambda: evaluate_longmemeval(args.path, options, items=args.items))
         text = format_lme_report(report)
     else:
-        report = anyio.run(lambda: evaluate_locomo(args.path, conversations=args.conversations, **common))
+        report = anyio.run(lambda: evaluate_locomo(args.path, options, conversations=args.conversations))
         text = format_report(report)
     print(text)  # the eval is a client: its report belongs on stdout
     write_json(report, args.out)

@@ -6,10 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.service.lifecycle.eviction import (
     SUMMARY_MAX_TOKENS,
-    Eviction,
-    Item,
     Limits,
     Plan,
     extractive_summary,
@@ -28,25 +27,34 @@ def at(hours: float) -> datetime:
 
 def item(
     item_id: str, hour: float, tokens: int = 10, *, accessed: float | None = None, pinned: bool = False
-) -> Item:
-    return Item(item_id, tokens, at(hour), None if accessed is None else at(accessed), pinned)
+) -> Memory:
+    return Memory(
+        id=item_id,
+        kind=MemoryKind.MESSAGE,
+        text=item_id,
+        project="p",
+        tokens=tokens,
+        created_at=at(hour),
+        last_accessed_at=None if accessed is None else at(accessed),
+        pinned=pinned,
+    )
 
 
 def evicted(plan: Plan) -> list[tuple[str, str]]:
-    return [(e.id, e.reason) for e in plan.evictions]
+    return list(plan.evictions.items())
 
 
 FIVE = [item("c", 2), item("a", 0), item("e", 4), item("b", 1), item("d", 3)]
 
 
 def test_no_limits_evict_nothing() -> None:
-    assert plan_eviction(FIVE, Limits()) == Plan(evictions=[], summarize=False)
+    assert plan_eviction(FIVE, Limits()) == Plan(evictions={}, summarize=False)
 
 
 def test_within_the_limits_nothing_is_evicted() -> None:
     plan = plan_eviction(FIVE, Limits(max_items=5, max_tokens=50, summary_tokens=20))
 
-    assert plan == Plan(evictions=[], summarize=False)
+    assert plan == Plan(evictions={}, summarize=False)
 
 
 def test_fifo_evicts_the_oldest_until_the_item_limit_holds() -> None:
@@ -166,13 +174,13 @@ def test_ttl_without_a_cutoff_orders_like_fifo() -> None:
 
 
 def test_an_empty_project_plans_nothing() -> None:
-    assert plan_eviction([], Limits(max_items=1, max_tokens=1, summary_tokens=1)) == Plan([], False)
+    assert plan_eviction([], Limits(max_items=1, max_tokens=1, summary_tokens=1)) == Plan({}, False)
 
 
 def test_eviction_is_a_value() -> None:
-    assert plan_eviction([item("a", 0), item("b", 1)], Limits(max_items=1, policy="fifo")).evictions == [
-        Eviction("a", "max_items")
-    ]
+    assert plan_eviction([item("a", 0), item("b", 1)], Limits(max_items=1, policy="fifo")).evictions == {
+        "a": "max_items"
+    }
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,12 @@ from hybrid_memory.evaluation.locomo import (
     parse_locomo,
 )
 from hybrid_memory.evaluation.report import build_report, format_report, write_json
-from hybrid_memory.evaluation.runner import EvaluationError, evaluate_locomo
+from hybrid_memory.evaluation.runner import EvalOptions, EvaluationError, evaluate_locomo
 
 __all__ = [
     "Dataset",
     "DatasetError",
+    "EvalOptions",
     "EvaluationError",
     "Question",
     "RepairLog",

@@ -22,13 +22,17 @@ from mcp import Client, StdioServerParameters
 
 from hybrid_memory.evaluation.locomo import RetrieverRun, latency_summary
 from hybrid_memory.evaluation.longmemeval import Item, Session, load_longmemeval, summarise
-from hybrid_memory.evaluation.runner import WARM_UP_QUERY, EvaluationError, call_tool, server_env
-from hybrid_memory.settings import EmbeddingSettings
+from hybrid_memory.evaluation.runner import (
+    BASELINE_DEPTH,
+    SERVER_RUN,
+    WARM_UP_QUERY,
+    EvalOptions,
+    EvaluationError,
+    call_tool,
+    server_env,
+)
 
 logger = logging.getLogger(__name__)
-
-SERVER_RUN = "hybrid-memory"
-BASELINE_DEPTH = 100
 
 
 def session_messages(session: Session) -> list[dict[str, Any]]:
@@ -66,16 +70,14 @@ async def _run_item(
         run.rankings[item.id] = ranked_turns(found["results"])
 
 
-async def server_run(
-    items: list[Item], *, model_path: Path | None, limit: int, separate_stores: bool = False
-) -> RetrieverRun:
+async def server_run(items: list[Item], options: EvalOptions) -> RetrieverRun:
     """Every item through a fresh server, all in one data dir or (``separate_stores``) each in its own."""
     run = RetrieverRun(name=SERVER_RUN, ingest_s=0.0)
     with tempfile.TemporaryDirectory(prefix="hybrid-memory-longmemeval-") as tmp:
         for number, item in enumerate(items, 1):
             try:
-                data_dir = Path(tmp) / item.id if separate_stores else Path(tmp)
-                await _run_item(item, data_dir, model_path, limit, run)
+                data_dir = Path(tmp) / item.id if options.separate_stores else Path(tmp)
+                await _run_item(item, data_dir, options.embedding.model_path, options.limit, run)
             except Exception as exc:
                 raise EvaluationError(
                     f"{item.id}: the server failed ({exc}); its own error is printed above"
@@ -85,27 +87,17 @@ async def server_run(
 
 
 async def evaluate_longmemeval(
-    path: Path,
-    *,
-    embedding: EmbeddingSettings,
-    items: int | None = None,
-    half: str | None = None,
-    limit: int = 20,
-    baselines: bool = True,
-    separate_stores: bool = False,
+    path: Path, options: EvalOptions, *, items: int | None = None
 ) -> dict[str, Any]:
     """The server over stdio, then BM25 and dense baselines over the same turns in this process."""
-    dataset = load_longmemeval(path, items=items, half=half)
+    limit = options.limit
+    dataset = load_longmemeval(path, items=items, half=options.half)
     logger.info("LongMemEval: %d items, %d turns", len(dataset), sum(len(i.turns) for i in dataset))
-    runs = [
-        await server_run(
-            dataset, model_path=embedding.model_path, limit=limit, separate_stores=separate_stores
-        )
-    ]
-    if baselines:
+    runs = [await server_run(dataset, options)]
+    if options.baselines:
         from hybrid_memory.evaluation.baselines import baseline_runs, item_haystacks
 
-        runs += await baseline_runs(item_haystacks(dataset), embedding, BASELINE_DEPTH)
+        runs += await baseline_runs(item_haystacks(dataset), options.embedding, BASELINE_DEPTH)
     return {
         "benchmark": "longmemeval",
         "dataset": str(path),

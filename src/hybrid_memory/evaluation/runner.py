@@ -27,6 +27,7 @@ import os
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -55,6 +56,20 @@ WARM_UP_QUERY = "warm-up: load the embedding model"
 
 class EvaluationError(HybridMemoryError):
     """The server refused a call, answered without structured content, or stopped answering."""
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How a benchmark is run, whichever it is: the ``eval`` command's common flags."""
+
+    embedding: EmbeddingSettings
+    """The model the server reads from the same environment; the dense baseline loads it too."""
+    half: str | None = None
+    """``tune`` or ``held-out``: only the even or the odd conversations or items; None: all."""
+    limit: int = 20
+    """recall_memory's limit per question; every ranking is cut to it for scoring."""
+    baselines: bool = True
+    separate_stores: bool = False
 
 
 def server_env(data_dir: Path, project: str, model_path: Path | None) -> dict[str, str]:
@@ -199,9 +214,7 @@ def _protocol_error(exc: BaseException) -> MCPError | None:
     return None
 
 
-async def server_run(
-    dataset: Dataset, *, model_path: Path | None, limit: int, separate_stores: bool = False
-) -> list[RetrieverRun]:
+async def server_run(dataset: Dataset, options: EvalOptions) -> list[RetrieverRun]:
     """Every conversation through a fresh ``hybrid-memory serve`` over stdio; the rankings and timings.
 
     Two runs of the same answers: the hits as ranked, and the turns shown (``CARRIED_RUN``).
@@ -212,8 +225,10 @@ async def server_run(
     with tempfile.TemporaryDirectory(prefix="hybrid-memory-locomo-") as tmp:
         for conv in dataset.conversations:
             try:
-                data_dir = Path(tmp) / conv.id if separate_stores else Path(tmp)
-                await _run_conversation(conv, data_dir, model_path, limit, (run, carried), tally)
+                data_dir = Path(tmp) / conv.id if options.separate_stores else Path(tmp)
+                await _run_conversation(
+                    conv, data_dir, options.embedding.model_path, options.limit, (run, carried), tally
+                )
             except Exception as exc:
                 lost = _protocol_error(exc)
                 if lost is None:
@@ -223,8 +238,8 @@ async def server_run(
                 ) from exc
     run.details = {
         "transport": "stdio",
-        "limit": limit,
-        "separate_stores": separate_stores,
+        "limit": options.limit,
+        "separate_stores": options.separate_stores,
         "ingest": dict(tally.ingest),
         "results": dict(tally.results),
         "messages_without_message_id": tally.results["message without message_id"],
@@ -239,32 +254,19 @@ async def server_run(
 
 
 async def evaluate_locomo(
-    path: Path,
-    *,
-    embedding: EmbeddingSettings,
-    conversations: int | None = None,
-    half: str | None = None,
-    limit: int = 20,
-    baselines: bool = True,
-    separate_stores: bool = False,
+    path: Path, options: EvalOptions, *, conversations: int | None = None
 ) -> dict[str, Any]:
-    """The whole benchmark: the server over stdio, then the baselines in this process; the report.
-
-    ``embedding`` is the model configuration the server will read from the same
-    environment; the dense baseline loads the same model.
-    """
-    dataset = load_locomo(path, conversations=conversations, half=half)
+    """The whole benchmark: the server over stdio, then the baselines in this process; the report."""
+    dataset = load_locomo(path, conversations=conversations, half=options.half)
     logger.info(
         "LoCoMo: %d conversations, %d questions; evidence repair: %s",
         len(dataset.conversations),
         len(dataset.questions),
         {k: v for k, v in dataset.repair.as_dict().items() if k != "examples"},
     )
-    runs = await server_run(
-        dataset, model_path=embedding.model_path, limit=limit, separate_stores=separate_stores
-    )
-    if baselines:
+    runs = await server_run(dataset, options)
+    if options.baselines:
         from hybrid_memory.evaluation.baselines import baseline_runs, locomo_haystacks
 
-        runs += await baseline_runs(locomo_haystacks(dataset), embedding, BASELINE_DEPTH)
-    return build_report(dataset, runs, path=path, limit=limit)
+        runs += await baseline_runs(locomo_haystacks(dataset), options.embedding, BASELINE_DEPTH)
+    return build_report(dataset, runs, path=path, limit=options.limit)

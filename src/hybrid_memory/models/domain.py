@@ -183,16 +183,21 @@ class Liveness(BaseModel):
         return self.retained_from is not None and memory.created_at < self.retained_from
 
 
-class MemoryFilter(BaseModel):
-    """A vector-store query filter. ``scope`` is mandatory: no unscoped query exists."""
+class StoreFilter(BaseModel):
+    """What a query of either store filters by. ``scope`` is mandatory: no unscoped query exists."""
 
     scope: Scope
     thread_id: str | None = None
-    kinds: list[MemoryKind] | None = None
-    """None: any kind; [] matches nothing (so for every list field)."""
-    note_types: list[NoteType] | None = None
     tags: list[str] | None = None
-    """Match memories carrying any of these tags."""
+    """Match items carrying any of these tags; [] matches nothing (so for every list field)."""
+
+
+class MemoryFilter(StoreFilter):
+    """A vector-store query filter."""
+
+    kinds: list[MemoryKind] | None = None
+    """None: any kind."""
+    note_types: list[NoteType] | None = None
     created_after: datetime | None = None
     """Inclusive."""
     created_before: datetime | None = None
@@ -301,13 +306,10 @@ class Link(BaseModel):
         )
 
 
-class NoteFilter(BaseModel):
-    """A graph-store query filter. ``scope`` is mandatory."""
+class NoteFilter(StoreFilter):
+    """A graph-store query filter."""
 
-    scope: Scope
     types: list[NoteType] | None = None
-    tags: list[str] | None = None
-    thread_id: str | None = None
     valid_at: datetime | None = None
     """Only notes valid at this instant (``valid_from <= t < valid_to``); None: no validity filter."""
 

@@ -9,25 +9,18 @@ a limit stays over it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from hybrid_memory.models import Memory
+from hybrid_memory.text.words import SENTENCE_END
+
 Policy = Literal["lru", "fifo", "ttl"]
 
 SUMMARY_MAX_TOKENS = 160
 """The longest summary written on eviction (embedding-model tokens)."""
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    tokens: int
-    created_at: datetime
-    last_accessed_at: datetime | None = None
-    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,15 +35,9 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Eviction:
-    id: str
-    reason: str
-    """``ttl``, ``max_items`` or ``max_tokens``."""
-
-
-@dataclass(frozen=True)
 class Plan:
-    evictions: list[Eviction]
+    evictions: dict[str, str]
+    """Memory id -> why it goes (``ttl``, ``max_items`` or ``max_tokens``), first to go first."""
     summarize: bool
     """Whether a summary fits once the evictions are done."""
 
@@ -62,25 +49,27 @@ def summary_budget(max_tokens: int | None) -> int:
     return max(1, min(SUMMARY_MAX_TOKENS, max_tokens // 4))
 
 
-def _order(policy: Policy) -> Callable[[Item], tuple[datetime, datetime, str]]:
+def _order(policy: Policy) -> Callable[[Memory], tuple[datetime, datetime, str]]:
     if policy == "lru":
         return lambda i: (i.last_accessed_at or i.created_at, i.created_at, i.id)
     return lambda i: (i.created_at, i.created_at, i.id)
 
 
-def plan_eviction(items: Sequence[Item], limits: Limits) -> Plan:
-    """The memories to evict, first to go first, so ``items`` fit ``limits`` (summary included)."""
+def plan_eviction(items: Sequence[Memory], limits: Limits) -> Plan:
+    """The memories to evict, first to go first, so ``items`` fit ``limits`` (summary included).
+
+    Of each memory it reads only the id, tokens, pin and dates.
+    """
     candidates = sorted((i for i in items if not i.pinned), key=_order(limits.policy))
-    evictions: list[Eviction] = []
+    evictions: dict[str, str] = {}
     count = len(items)
     tokens = sum(i.tokens for i in items)
     if limits.policy == "ttl" and limits.ttl_cutoff is not None:
         for item in candidates:
             if item.created_at < limits.ttl_cutoff:
-                evictions.append(Eviction(item.id, "ttl"))
+                evictions[item.id] = "ttl"
                 count -= 1
                 tokens -= item.tokens
-    evicted = {e.id for e in evictions}
 
     def over(with_summary: bool) -> str | None:
         extra_items, extra_tokens = (1, limits.summary_tokens) if with_summary else (0, 0)
@@ -95,21 +84,18 @@ def plan_eviction(items: Sequence[Item], limits: Limits) -> Plan:
         reason = over(summarizing and bool(evictions))
         if reason is None:
             break
-        if item.id in evicted:
+        if item.id in evictions:
             continue
-        evictions.append(Eviction(item.id, reason))
+        evictions[item.id] = reason
         count -= 1
         tokens -= item.tokens
     return Plan(evictions=evictions, summarize=summarizing and bool(evictions) and over(True) is None)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-
-
 def first_sentence(text: str, max_chars: int = 160) -> str:
     """The first sentence of ``text`` on one line, cut at ``max_chars``."""
     flat = " ".join(text.split())
-    sentence = _SENTENCE_END.split(flat, maxsplit=1)[0]
+    sentence = SENTENCE_END.split(flat, maxsplit=1)[0]
     return sentence if len(sentence) <= max_chars else sentence[: max_chars - 1].rstrip() + "…"
 
 

@@ -133,24 +133,20 @@ class Lifecycle:
         gone = {m.id for m in expired}
         s = self._settings
         limits = self._limits(now)
-        items = [
-            eviction.Item(m.id, m.tokens, m.created_at, m.last_accessed_at, m.pinned)
-            for m in memories.values()
-            if m.id not in gone
-        ]
-        plan = eviction.plan_eviction(items, limits) if s.limited else eviction.Plan([], False)
+        items = [m for m in memories.values() if m.id not in gone]
+        plan = eviction.plan_eviction(items, limits) if s.limited else eviction.Plan({}, False)
         if plan.summarize:
             # One rolling summary per scope: earlier eviction summaries merge into the new one.
-            chosen = {e.id for e in plan.evictions}
-            merged = [
-                eviction.Eviction(m.id, "merged")
+            merged = {
+                m.id: "merged"
                 for m in memories.values()
                 if m.kind is MemoryKind.SUMMARY
                 and (m.source or "").startswith("eviction:")
                 and not m.pinned
-                and m.id not in chosen | gone
-            ]
-            plan = eviction.Plan(plan.evictions + merged, summarize=True)
+                and m.id not in plan.evictions
+                and m.id not in gone
+            }
+            plan = eviction.Plan({**plan.evictions, **merged}, summarize=True)
         return _Planned(plan=plan, expired=expired, memories=memories)
 
     # --- enforcing --------------------------------------------------------------------------
@@ -183,7 +179,7 @@ class Lifecycle:
         except BaseException:
             self._usage.forget(scope)
             raise
-        gone = {m.id for m in planned.expired} | {e.id for e in planned.plan.evictions}
+        gone = {m.id for m in planned.expired} | set(planned.plan.evictions)
         self._usage.scanned(scope, (m for m in planned.memories.values() if m.id not in gone))
         return planned, evicted, summary_id
 
@@ -193,7 +189,7 @@ class Lifecycle:
             planned, evicted, summary_id = await self._apply(
                 scope, summarizer, remove_expired=True, step=_cleanup_step
             )
-        ids = [m.id for m in planned.expired] + [e.id for e in planned.plan.evictions]
+        ids = [m.id for m in planned.expired] + list(planned.plan.evictions)
         return CleanupResult(
             deleted=len(planned.expired), evicted=evicted, summary_id=summary_id, ids=ids[:MAX_LISTED]
         )
@@ -208,7 +204,7 @@ class Lifecycle:
         planned = await self._plan(scope, utcnow(), adding)
         if not (planned.plan.summarize and planned.plan.evictions):
             return None
-        victims = [planned.memories[e.id] for e in planned.plan.evictions]
+        victims = [planned.memories[i] for i in planned.plan.evictions]
         if any(m.private for m in victims):
             return None  # private text never leaves the machine: the extractive summary stays local
         budget = eviction.summary_budget(self._settings.max_tokens)
@@ -219,7 +215,7 @@ class Lifecycle:
         start = _cursor(cursor)
         planned = await self._plan(scope, utcnow())
         rows = [(m, "expired") for m in planned.expired] + [
-            (planned.memories[e.id], e.reason) for e in planned.plan.evictions
+            (planned.memories[i], reason) for i, reason in planned.plan.evictions.items()
         ]
         page = rows[start : start + limit]
         return ForgetPreview(
@@ -251,7 +247,7 @@ class Lifecycle:
     async def _evict(
         self, scope: Scope, planned: _Planned, summarizer: Summarizer | None
     ) -> tuple[int, str | None]:
-        victims = [planned.memories[e.id] for e in planned.plan.evictions]
+        victims = [planned.memories[i] for i in planned.plan.evictions]
         if not victims:
             return 0, None
         summary_id = None

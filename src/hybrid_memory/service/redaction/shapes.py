@@ -179,16 +179,22 @@ def _grouped(prefixed: list[tuple[str, re.Pattern[str]]]) -> re.Pattern[str]:
 _PREFIXED, _OTHERS = _split(TOKEN_KINDS)
 _ANY_PREFIXED = _grouped(_PREFIXED)
 
-_PEM = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-    re.DOTALL,
+_PRIVATE_KEYS = (
+    # PEM, to its END line (or the end of a cut text).
+    re.compile(
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
+        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+        re.DOTALL,
+    ),
+    # PuTTY's private lines and their MAC.
+    re.compile(r"Private-Lines:\s*\d+\s*\n(?:[A-Za-z0-9+/=]+\s*\n?)+(?:Private-MAC:\s*[0-9a-fA-F]+)?"),
+    # A DER body without its PEM lines (RSA PKCS#8 and PKCS#1, EC): "MIIEvQIBADANBg...".
+    re.compile(
+        r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{1,3}IBA(?:DANBgkqhkiG9w0BAQEFAAS|AKCA)|MHcCAQEE|MIGHAgEAMBMGByqGSM49)"
+        r"[A-Za-z0-9+/=]{40,}(?:(?:\\n|\r?\n)[A-Za-z0-9+/=]{16,}(?![A-Za-z0-9+/=]))*"
+    ),
 )
-_DER_KEY = re.compile(
-    r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{1,3}IBA(?:DANBgkqhkiG9w0BAQEFAAS|AKCA)|MHcCAQEE|MIGHAgEAMBMGByqGSM49)"
-    r"[A-Za-z0-9+/=]{40,}(?:(?:\\n|\r?\n)[A-Za-z0-9+/=]{16,}(?![A-Za-z0-9+/=]))*"
-)
-"""A private key's DER body without its PEM lines (RSA PKCS#8 and PKCS#1, EC): "MIIEvQIBADANBg..."."""
-_PUTTY = re.compile(r"Private-Lines:\s*\d+\s*\n(?:[A-Za-z0-9+/=]+\s*\n?)+(?:Private-MAC:\s*[0-9a-fA-F]+)?")
+"""A private key in each form it is pasted in, marked whole; in this order (a PEM block holds a DER body)."""
 _BASE64_FILE = re.compile(rf"{_B}(?:e[wy]|LS0tLS1CRUdJTi)[A-Za-z0-9+/_-]{{60,}}={{0,2}}")
 """Base64 of a JSON object (``{`` encodes as ``ey``, or ``ew`` before a newline) or of a PEM block."""
 _CREDENTIAL_FIELDS = re.compile(
@@ -206,9 +212,8 @@ Mark = Callable[[str], str]
 
 def redact_shapes(text: str, mark: Mark) -> str:
     """``text`` with every private key, provider token, encoded credentials file and card number marked."""
-    text = _PEM.sub(lambda _: mark("private_key"), text)
-    text = _PUTTY.sub(lambda _: mark("private_key"), text)
-    text = _DER_KEY.sub(lambda _: mark("private_key"), text)
+    for key in _PRIVATE_KEYS:
+        text = key.sub(lambda _: mark("private_key"), text)
     text = _ANY_PREFIXED.sub(lambda m: _token(m, mark, _prefixed_kind(m)), text)
     for other in _OTHERS:
         if other.needle.search(text):

@@ -41,6 +41,8 @@ MAX_LISTED_IDS = 500
 """Memory ids a result lists: 500 ids are about 10,000 tokens."""
 PROGRESS_BATCH = 16
 """Memories embedded between two progress reports."""
+_BLOCK = "block:"
+"""What starts a skip reason that counts parts of a message (``block:<type>``), not whole messages."""
 
 
 def memory_id(scope: Scope, thread_id: str, message_id: str, chunk_index: int) -> str:
@@ -125,10 +127,16 @@ class ThreadPlan:
     """The memory ids of each remembered message, in order."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Reason -> count; ``block:<type>`` reasons count parts, the others whole messages."""
-    skipped_messages: int = 0
-    skipped_blocks: int = 0
     redacted: int = 0
     ids_replaced: int = 0
+
+    @property
+    def skipped_messages(self) -> int:
+        return sum(n for reason, n in self.skipped.items() if not reason.startswith(_BLOCK))
+
+    @property
+    def skipped_blocks(self) -> int:
+        return sum(n for reason, n in self.skipped.items() if reason.startswith(_BLOCK))
 
 
 @dataclass(frozen=True)
@@ -218,12 +226,10 @@ class Threads:
             if problem is not None:
                 reason, unstorable = problem, unstorable or (index, text)
             if reason is not None:
-                write.skipped_messages += 1
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
             for part in left_out:
-                skipped[f"block:{part}"] = skipped.get(f"block:{part}", 0) + 1
-            write.skipped_blocks += len(left_out)
+                skipped[_BLOCK + part] = skipped.get(_BLOCK + part, 0) + 1
             cleaned = redact(text)
             text, write.redacted = cleaned.text, write.redacted + cleaned.count
             message_id, replaced = _message_id(message, index, role, text, seen_ids)
