@@ -17,7 +17,12 @@ import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.backends._edge_layout import clear_interrupted_builds, edge_config, load_shard
+from hybrid_memory.backends._edge_layout import (
+    clear_interrupted_builds,
+    edge_config,
+    load_shard,
+    payload_indexes,
+)
 from hybrid_memory.backends._process_memory import (
     limit_malloc_arenas,
     release_freed_memory,
@@ -130,12 +135,9 @@ class EdgeHost:
             clear_interrupted_builds(self._path / SHARD_DIR / TEMP_SEGMENTS_DIR)
             shard = self._load_or_create(wanted)
             existing = shard.info().payload_schema
-            for name in common.KEYWORD_INDEXES:
+            for name, schema in payload_indexes():
                 if name not in existing:
-                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
-            for name in common.DATETIME_INDEXES:
-                if name not in existing:
-                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
+                    shard.update(qe.UpdateOperation.create_field_index(name, schema))
             shard.flush()
         except BaseException as exc:
             if shard is not None:
