@@ -215,6 +215,10 @@ class EdgeHost:
                 f"The memory store at {self._path} is busy (building its search index) and did not "
                 f"answer within {wait_s:g}s; try again shortly."
             )
+        return self._holding(fn)
+
+    def _holding(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        """Call ``fn`` with the store's lock held by the caller; the lock is released on return."""
         try:
             if self._shard is None:
                 raise BackendError(f"The memory store at {self._path} is closed.")
@@ -231,6 +235,16 @@ class EdgeHost:
         if self._shard is None:
             raise RuntimeError("the memory store is not open; call open() first")
         return await anyio.to_thread.run_sync(partial(self._locked, fn, wait_s=self._timeout_s))
+
+    async def read(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        """``run`` for a short read: in this thread when the store is free (Edge holds the GIL while it
+        works, so a worker thread would not free the loop, and the hop to it and back costs more than a
+        search), else through a worker thread, waiting there for the store."""
+        if self._shard is None:
+            raise RuntimeError("the memory store is not open; call open() first")
+        if self._lock.acquire(blocking=False):
+            return self._holding(fn)
+        return await self.run(fn)
 
     # --- background optimize ----------------------------------------------------------------------
 
