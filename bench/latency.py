@@ -158,13 +158,25 @@ async def timed(calls: Sequence[Callable[[], Awaitable[object]]]) -> list[float]
 async def measure_recall(
     service: MemoryService, vectors: Any, embedder: Any, scope: Scope, queries: Sequence[str]
 ) -> dict[str, Any]:
-    """Recall through the service, and its floor: embed_query plus one dense search on the store."""
+    """Recall through the service, and its floor: embed_query plus one dense search on the store.
+
+    Query by query, the recall and its floor in turn, each first every other query: both meet the
+    store, its caches and the machine's load as they stand at that query, neither warms the other's.
+    """
     options = RecallOptions(limit=RECALL_LIMIT)
     flt = MemoryFilter(scope=scope)
-    recall = await timed([partial(service.recall, scope, q, options) for q in queries])
-    embed = await timed([partial(embedder.embed_query, q) for q in queries])
-    query_vectors = [await embedder.embed_query(q) for q in queries]
-    dense = await timed([partial(vectors.search_dense, v, flt, RECALL_LIMIT) for v in query_vectors])
+    recall: list[float] = []
+    embed: list[float] = []
+    dense: list[float] = []
+    for n, q in enumerate(queries):
+        for part in ("recall", "floor") if n % 2 == 0 else ("floor", "recall"):
+            if part == "recall":
+                recall += await timed([partial(service.recall, scope, q, options)])
+                continue
+            started = perf_counter()
+            vector = await embedder.embed_query(q)
+            embed.append(perf_counter() - started)
+            dense += await timed([partial(vectors.search_dense, vector, flt, RECALL_LIMIT)])
     floor = [e + d for e, d in zip(embed, dense, strict=True)]
     return {
         "recall": summary(recall),

@@ -1,7 +1,7 @@
 """Recall latency, memory, disk and reopen time as the store grows, in-process, embedded stores.
 
     python bench/scale.py [--sizes 1000 10000 100000] [--documents model|hash] [--queries 200]
-                          [--stdio] [--out bench/results/scale.json]
+                          [--stdio] [--keep DIR | --reuse DIR] [--out bench/results/scale.json]
 
 The corpus is the synthetic chat of ``bench/latency.py`` (threads of 20 turns, seeded),
 stored through ``remember_thread``. Queries are always embedded by the real model, so
@@ -29,6 +29,13 @@ thread does when the store is idle):
   the same data dir, driven by the real MCP client: spawn → initialized, spawn → first
   recall answered (the model loads in that process), then recall p50 / p95 of the same
   queries as ``recall_memory`` calls (the default limit of 10).
+
+``--keep DIR`` grows the store in ``DIR`` (which must not hold one yet) and leaves it there, to
+measure recall on it again later (``hybrid-memory serve`` with ``HYBRID_MEMORY_DATA_DIR=DIR``
+and ``HYBRID_MEMORY_PROJECT=bench``); without it the store is made in a temporary directory
+and removed at the end. ``--reuse DIR`` measures such a store: as it is (one column), or grown
+on to each of ``--sizes`` above what it holds; its peak RSS is then that of opening, growing,
+optimizing and recalling in this run, not of the ingest that made the store.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractContextManager, AsyncExitStack, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from time import perf_counter
@@ -217,11 +224,28 @@ async def stdio_recall(data: Path, queries: Sequence[str]) -> dict[str, Any]:
     }
 
 
-async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: bool = False) -> dict[str, Any]:
+def data_dir(keep: Path | None) -> AbstractContextManager[str]:
+    """Where the store grows: ``keep`` (made empty, left afterwards) or a temporary directory."""
+    if keep is None:
+        return tempfile.TemporaryDirectory(prefix="hybrid-memory-scale-")
+    if keep.exists() and any(keep.iterdir()):
+        raise SystemExit(f"--keep {keep}: the directory is not empty; name a new or an empty one.")
+    keep.mkdir(parents=True, exist_ok=True)
+    return nullcontext(str(keep))
+
+
+async def bench(
+    sizes: Sequence[int],
+    documents: str,
+    n_queries: int,
+    stdio: bool = False,
+    keep: Path | None = None,
+    reuse: Path | None = None,
+) -> dict[str, Any]:
     rng = random.Random(SEED)
     queries = [_fill(rng.choice(QUERIES), rng) for _ in range(n_queries)]
     stages: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="hybrid-memory-scale-") as tmp:
+    with nullcontext(str(reuse)) if reuse is not None else data_dir(keep) as tmp:
         data = Path(tmp)
         settings = load_settings(
             data_dir=data, project="bench", vector_backend="edge", graph_backend="sqlite"
@@ -237,6 +261,10 @@ async def bench(sizes: Sequence[int], documents: str, n_queries: int, stdio: boo
         stores = Stores(settings, embedder)
         service = await stores.open()
         threads = stored = 0
+        if reuse is not None:  # the store as it is, then grown on to the sizes above it
+            stored = await stores.vectors.count(MemoryFilter(scope=SCOPE))
+            threads = stored  # past every thread it holds (each holds one memory or more)
+            sizes = [stored, *(size for size in sizes if size > stored)]
         try:
             for size in sizes:
                 ingest = await grow(service, rng, threads, stored, size)
@@ -298,7 +326,10 @@ def table(report: dict[str, Any]) -> str:
         ("disk per memory (KB)", lambda s: f"{s['disk']['allocated_mb'] * 1024 / s['memories']:.2f}"),
         ("reopen -> first recall (s)", lambda s: f"{s['reopen_to_first_recall_s']:.2f}"),
         ("optimize after ingest (s)", lambda s: f"{s['optimize_s']:.1f}"),
-        ("ingest (messages/s)", lambda s: f"{s['ingest']['messages_per_s']:,.0f}"),
+        (
+            "ingest (messages/s)",
+            lambda s: f"{s['ingest']['messages_per_s']:,.0f}" if s["ingest"]["messages"] else "-",
+        ),
         ("load average at the end", lambda s: f"{s['load']:.1f}"),
     ]
     lines = [
@@ -340,13 +371,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="+", help="default 1000 10000 100000; none with --reuse")
     parser.add_argument("--documents", choices=("model", "hash"), default="model")
     parser.add_argument("--queries", type=int, default=200, help="recall queries per stage")
     parser.add_argument("--stdio", action="store_true", help="also recall through the server over stdio")
+    kept = parser.add_mutually_exclusive_group()
+    kept.add_argument("--keep", type=Path, help="grow the store in this new directory and leave it there")
+    kept.add_argument(
+        "--reuse", type=Path, help="measure the store --keep left in this directory (grown on to --sizes)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "scale.json")
     args = parser.parse_args(argv)
-    report = anyio.run(bench, sorted(args.sizes), args.documents, args.queries, args.stdio)
+    sizes = args.sizes or ([] if args.reuse else [1_000, 10_000, 100_000])
+    report = anyio.run(bench, sorted(sizes), args.documents, args.queries, args.stdio, args.keep, args.reuse)
     for stage in report["stages"]:
         print_stage(stage)
     print(table(report))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -58,6 +59,38 @@ async def test_a_call_waits_for_the_shard_and_answers_once_it_is_free(store: Edg
         assert answers == []
         lock.release()
     assert answers == [1]
+
+
+async def test_a_read_by_id_answers_in_the_calling_thread_when_the_shard_is_free_and_waits_when_it_is_not(
+    store: EdgeVectorStore,
+) -> None:
+    [kept], _ = await store.scroll(scoped(), 5)
+    flt = scoped().model_copy(update={"ids": [kept.id]})
+    here = threading.get_ident()
+    threads: list[int] = []
+
+    def read(shard: object) -> None:
+        threads.append(threading.get_ident())
+
+    await store._host.read(read)  # type: ignore[arg-type]
+    assert threads == [here]
+
+    answers: list[list[str]] = []
+
+    async def scroll() -> None:
+        page, _ = await store.scroll(flt, 5)
+        answers.append([m.id for m in page])
+
+    lock = store._host._lock
+    lock.acquire()  # an index build holds the shard: the read waits for it off the loop
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(scroll)
+        await anyio.wait_all_tasks_blocked()
+        assert answers == []
+        lock.release()
+    assert answers == [[kept.id]]
+    await store._host.read(read)  # type: ignore[arg-type]
+    assert threads[-1] == here
 
 
 async def test_a_memory_is_stored_without_its_empty_fields_and_reads_back_the_same(

@@ -3,6 +3,7 @@ ingest) without losing a byte: its shared mappings keep their contents, nothing 
 
 from __future__ import annotations
 
+import json
 import mmap
 import sys
 from pathlib import Path
@@ -11,9 +12,11 @@ import pytest
 
 from hybrid_memory.backends._edge_host import SEGMENTS_DIR, SHARD_DIR
 from hybrid_memory.backends._process_memory import release_mapped_pages
+from hybrid_memory.backends._qdrant_common import DATETIME_INDEXES, KEYWORD_INDEXES
 from hybrid_memory.backends.qdrant_edge import EdgeVectorStore
+from hybrid_memory.models import MemoryFilter, MemoryRecord, Scope
 from tests.backends.build_and_die import DIMENSION, records
-from tests.contract.test_vector_store import MODEL, scoped
+from tests.contract.test_vector_store import ALPHA, MODEL, scoped
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/smaps")
 
@@ -68,16 +71,27 @@ def test_a_private_mapping_and_files_elsewhere_are_left_alone(tmp_path: Path) ->
         assert resident_kb(tmp_path) > resident_kb(tmp_path / "store")
 
 
+async def open_store(tmp_path: Path) -> tuple[EdgeVectorStore, Path]:
+    """A new store in ``tmp_path`` and its segments' directory."""
+    store = EdgeVectorStore(tmp_path / "vectors", timeout_s=120)
+    await store.open(dimension=DIMENSION, model=MODEL)
+    return store, tmp_path / "vectors" / SHARD_DIR / SEGMENTS_DIR
+
+
+async def write_past_the_indexing_threshold(store: EdgeVectorStore) -> list[MemoryRecord]:
+    """8,000 memories: the next optimize builds an HNSW segment of them."""
+    written = records(0, 8000)
+    for start in range(0, len(written), 500):
+        await store.upsert(written[start : start + 500])
+    return written
+
+
 async def test_after_an_index_build_the_store_holds_none_of_its_segment_pages_and_reads_the_same(
     tmp_path: Path,
 ) -> None:
-    store = EdgeVectorStore(tmp_path / "vectors", timeout_s=120)
-    await store.open(dimension=DIMENSION, model=MODEL)
-    segments = tmp_path / "vectors" / SHARD_DIR / SEGMENTS_DIR
+    store, segments = await open_store(tmp_path)
     try:
-        written = records(0, 8000)  # past the indexing threshold: the optimize builds an HNSW segment
-        for start in range(0, len(written), 500):
-            await store.upsert(written[start : start + 500])
+        written = await write_past_the_indexing_threshold(store)
         flt = scoped()
         query = written[17].dense
         before = [hit.memory.id for hit in await store.search_dense(query, flt, 10)]
@@ -92,5 +106,27 @@ async def test_after_an_index_build_the_store_holds_none_of_its_segment_pages_an
         assert after[0] == written[17].memory.id
         assert len(set(before) & set(after)) >= 8  # the index approximates the exhaustive search
         assert await store.count(flt) == 8000
+    finally:
+        await store.close()
+
+
+async def test_an_indexed_store_reads_its_payload_indexes_from_disk_and_filters_by_them(
+    tmp_path: Path,
+) -> None:
+    # In memory they were about 230 bytes a memory of the process's own memory, a quarter of a store's.
+    store, segments = await open_store(tmp_path)
+    try:
+        written = await write_past_the_indexing_threshold(store)
+        assert await store.optimize()
+
+        configs = [json.loads(p.read_text()) for p in segments.glob("*/payload_index/config.json")]
+        assert configs
+        placements = {name: field["memory"] for c in configs for name, field in c["indexed_fields"].items()}
+        assert set(placements) == {*KEYWORD_INDEXES, *DATETIME_INDEXES}
+        assert set(placements.values()) == {"cold"}
+        assert await store.count(scoped()) == 8000
+        assert await store.count(MemoryFilter(scope=Scope(project="elsewhere"))) == 0
+        wanted = [written[k].memory.id for k in (3, 4100, 7999)]
+        assert sorted(m.id for m in await store.get(ALPHA, wanted)) == sorted(wanted)
     finally:
         await store.close()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hybrid_memory.models import Memory, MemoryFilter, MessageIn, NoteType
+from hybrid_memory.models import Memory, MemoryFilter, MessageIn, NoteType, utcnow
 from hybrid_memory.service import NoteDraft, RecallOptions, ThreadDraft
 from hybrid_memory.service.recall import depth
 
@@ -98,9 +98,12 @@ async def both_ways(
     """Each query and limit recalled reading every candidate and reading by depth; the ids read by each."""
     reads = Reads(harness)
     every = by_depth = 0
+    # Both ways at one time: a note written during the test is seconds old, and its recency, hence its
+    # score, would otherwise differ between the two recalls in the sixth decimal now and then.
+    now = utcnow()
     for query in queries:
         for limit in limits:
-            options = RecallOptions(limit=limit)
+            options = RecallOptions(limit=limit, as_of=now)
             with monkeypatch.context() as patch:
                 patch.setattr(depth, "reads_all", lambda s, config: True)
                 before = reads.ids

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -9,7 +10,7 @@ import pytest
 
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Link, Memory, MemoryKind, Neighbourhood, Note, NoteType, Relation, Scope
-from hybrid_memory.service.recall import PRESETS, RecallConfig, RecallOptions, recall_config
+from hybrid_memory.service.recall import PRESETS, RecallConfig, RecallOptions, ranking, recall_config
 from hybrid_memory.service.recall.channels import Found, gather
 from hybrid_memory.service.recall.expand import adjacent_ids, linked, note_seeds
 from hybrid_memory.service.recall.ranking import ChannelHit, Fused
@@ -103,6 +104,43 @@ def test_rank_drops_candidates_without_memory_and_invalid_ones_and_keeps_one_chu
     ]
     rank(state, RecallConfig())
     assert [r.id for r in state.ranked] == ["a1"]
+
+
+def test_rank_scores_only_the_candidates_that_can_reach_the_limit_and_shows_what_scoring_all_shows() -> None:
+    rng = random.Random(5)
+    for trial in range(60):
+        limit = rng.choice([1, 3, 5, 10])
+        state = fresh(RecallOptions(limit=limit))
+        size = rng.randint(0, 120)
+        state.memories = {
+            f"m{n}": message(
+                f"m{n}",
+                message_id=f"msg{n // rng.choice([1, 2, 3])}",
+                created_at=NOW - timedelta(days=rng.uniform(0, 400)),
+                importance=rng.choice([None, 0.0, 0.3, 0.9, 1.0]),
+            )
+            for n in range(size)
+        }
+        state.fused = sorted(
+            (
+                Fused(i, rng.choice([rng.random(), 0.5]), {"dense": n + 1}, {})
+                for n, i in enumerate(state.memories)
+            ),
+            key=lambda f: -f.relevance,
+        )
+        every = ranking.dedupe_by(
+            ranking.final_scores(
+                state.fused,
+                created_at=lambda i, m=state.memories: m[i].created_at,
+                importance=lambda i, m=state.memories: m[i].importance,
+                now=NOW,
+                weights=RecallConfig().final,
+            ),
+            key=lambda i, m=state.memories: m[i].message_id or i,
+        )
+        rank(state, RecallConfig())
+        assert state.ranked[:limit] == every[:limit], trial
+        assert len(state.ranked) >= min(limit, len(every))
 
 
 def test_render_cuts_to_the_limit_and_carries_skipped_channels() -> None:

@@ -17,7 +17,12 @@ import anyio.to_thread
 import qdrant_edge as qe
 
 from hybrid_memory.backends import _qdrant_common as common
-from hybrid_memory.backends._edge_layout import clear_interrupted_builds, edge_config, load_shard
+from hybrid_memory.backends._edge_layout import (
+    clear_interrupted_builds,
+    edge_config,
+    load_shard,
+    payload_indexes,
+)
 from hybrid_memory.backends._process_memory import (
     limit_malloc_arenas,
     release_freed_memory,
@@ -130,12 +135,9 @@ class EdgeHost:
             clear_interrupted_builds(self._path / SHARD_DIR / TEMP_SEGMENTS_DIR)
             shard = self._load_or_create(wanted)
             existing = shard.info().payload_schema
-            for name in common.KEYWORD_INDEXES:
+            for name, schema in payload_indexes():
                 if name not in existing:
-                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
-            for name in common.DATETIME_INDEXES:
-                if name not in existing:
-                    shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
+                    shard.update(qe.UpdateOperation.create_field_index(name, schema))
             shard.flush()
         except BaseException as exc:
             if shard is not None:
@@ -213,6 +215,10 @@ class EdgeHost:
                 f"The memory store at {self._path} is busy (building its search index) and did not "
                 f"answer within {wait_s:g}s; try again shortly."
             )
+        return self._holding(fn)
+
+    def _holding(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        """Call ``fn`` with the store's lock held by the caller; the lock is released on return."""
         try:
             if self._shard is None:
                 raise BackendError(f"The memory store at {self._path} is closed.")
@@ -229,6 +235,16 @@ class EdgeHost:
         if self._shard is None:
             raise RuntimeError("the memory store is not open; call open() first")
         return await anyio.to_thread.run_sync(partial(self._locked, fn, wait_s=self._timeout_s))
+
+    async def read(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        """``run`` for a short read: in this thread when the store is free (Edge holds the GIL while it
+        works, so a worker thread would not free the loop, and the hop to it and back costs more than a
+        search), else through a worker thread, waiting there for the store."""
+        if self._shard is None:
+            raise RuntimeError("the memory store is not open; call open() first")
+        if self._lock.acquire(blocking=False):
+            return self._holding(fn)
+        return await self.run(fn)
 
     # --- background optimize ----------------------------------------------------------------------
 

@@ -315,7 +315,7 @@ class EdgeVectorStore:
             records = shard.retrieve(missing, with_payload=True, with_vector=False) if missing else []
             return ids, None if next_offset is None else str(next_offset), cached, records, generation
 
-        ids, next_offset, cached, records, generation = await self._host.run(read)
+        ids, next_offset, cached, records, generation = await self._host.read(read)
         fresh = common.memories_by_id(records)
         self._cache.fill(fresh.values(), generation)
         memories = {**cached, **fresh}

@@ -205,9 +205,12 @@ class FastEmbedEmbedder:
         if model is not None:
             return model
         async with self._load_lock:
-            # If this task is cancelled mid-load the thread still finishes and
+            # If this task is cancelled mid-load it returns at once (a server whose stores could
+            # not open stops without waiting for the model); the thread still finishes and
             # `_load_sync` keeps the model, so the work is not lost.
-            return await anyio.to_thread.run_sync(self._load_sync, limiter=self._limiter)
+            return await anyio.to_thread.run_sync(
+                self._load_sync, limiter=self._limiter, abandon_on_cancel=True
+            )
 
     def _load_sync(self) -> Model:
         with self._load_thread_lock:

@@ -26,6 +26,8 @@ class ToClient(NamedTuple):
     """The host's message, framed, for the client."""
     answers: Any
     """The id of the client's request it answers, or None (a notification, a request of the host's)."""
+    message: Any = None
+    """The message parsed (as JSON), for a relay that hands it on as an object."""
 
 
 class RelayState:
@@ -83,7 +85,7 @@ class RelayState:
         answers = message.get("id") if isinstance(message, dict) and "method" not in message else None
         if isinstance(answers, str) and answers.startswith(REPLAY_ID_PREFIX):
             return None
-        return ToClient(data.rstrip(b"\r\n") + b"\n", answers)
+        return ToClient(data.rstrip(b"\r\n") + b"\n", answers, message)
 
     def delivered(self, answers: Any) -> None:
         """The answer to request ``answers`` is in the client's hands: it is not re-sent."""

@@ -24,6 +24,11 @@ def tune() -> None:
 
 
 def settle() -> None:
-    """Free what start-up left behind, then keep everything alive now out of later collections."""
-    gc.collect()
+    """Free what start-up left behind in the young generations, then keep everything alive now out of
+    later collections.
+
+    Not a full collection: it walks every object of the start-up (0.07 s of CPU) while the first
+    request waits, to free a few thousand.
+    """
+    gc.collect(1)
     gc.freeze()

@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 class StoreOpening:
     """Opens the stores when :meth:`run` starts (a task) and holds them open until :meth:`close`.
 
-    Without ``embedder``, the model is built here, loads once the stores are open, and is
+    Without ``embedder``, the model is built here, loads while the stores open, and is
     closed with them. A store that cannot open
     (locked by another process, a path taken by a file) is what :meth:`service` raises, and
     what :meth:`run` raises too, so a server stops with that error whether or not a client
@@ -62,18 +62,25 @@ class StoreOpening:
                 if model is None:  # e.g. OpenAI without a key raises here: the server stops and says so
                     model = await anyio.to_thread.run_sync(build_model, settings)
                 try:
-                    async with open_service(settings, model) as service:
-                        self._service = service
-                        self._settled.set()
-                        logger.info(
-                            "memory open; vectors: %s, graph: %s, data dir: %s",
-                            settings.resolved_vector_backend,
-                            settings.resolved_graph_backend,
-                            settings.data_dir,
-                        )
-                        if self._on_open is not None:
-                            self._on_open()
-                        await self._stopping.wait()
+                    async with anyio.create_task_group() as loading:
+                        if owned:
+                            # A model of its own loads beside the stores' opening, not after it: its
+                            # session is built in native code, mostly off the interpreter's lock, and
+                            # it is what a first recall waits for longest.
+                            loading.start_soon(_warm_up, model)
+                        async with open_service(settings, model, warm_up=not owned) as service:
+                            self._service = service
+                            self._settled.set()
+                            logger.info(
+                                "memory open; vectors: %s, graph: %s, data dir: %s",
+                                settings.resolved_vector_backend,
+                                settings.resolved_graph_backend,
+                                settings.data_dir,
+                            )
+                            if self._on_open is not None:
+                                self._on_open()
+                            await self._stopping.wait()
+                        loading.cancel_scope.cancel()
                 finally:
                     if owned:
                         await model.close()

@@ -76,6 +76,10 @@ class SharedSearch:
 
 
 VECTOR_CHANNELS = ("dense", "keyword", "context")
+KEYWORD_CHANNELS = ("keyword", "context")
+"""The vector channels that need no query vector: searched while the query is embedded."""
+ORDER = ("graph", *VECTOR_CHANNELS)
+"""The order fusion takes the channels in, whichever answered first (``settle``)."""
 
 
 def searches(
@@ -85,17 +89,20 @@ def searches(
     vectors: VectorStore,
     dense: Sequence[float] | None,
     sparse: SparseVector,
+    names: Sequence[str] = VECTOR_CHANNELS,
 ) -> dict[str, Search]:
-    """The enabled vector channels for this request, each a call that has not started yet.
+    """The enabled vector channels among ``names`` for this request, each a call that has not started yet.
 
     ``dense`` None: the query could not be embedded, and the dense channel is left out.
     """
     n = state.candidates
     enabled = {
-        "dense": config.dense.enabled and dense is not None,
-        "keyword": config.keyword.enabled,
-        "context": config.context.enabled,
+        "dense": config.dense.enabled and dense is not None and "dense" in names,
+        "keyword": config.keyword.enabled and "keyword" in names,
+        "context": config.context.enabled and "context" in names,
     }
+    if not any(enabled.values()):
+        return {}
     shared = SharedSearch(
         lambda: vectors.search_ids(
             state.flt,
@@ -143,6 +150,14 @@ async def gather(state: RecallState, channels: Mapping[str, Search], timeout_s: 
     async with anyio.create_task_group() as tg:
         for name, search in channels.items():
             tg.start_soon(one, name, search)
+
+
+def settle(state: RecallState) -> None:
+    """The channels in one order (``ORDER``) however their searches overlapped: fusion adds in it."""
+    state.channels = {
+        **{name: state.channels[name] for name in ORDER if name in state.channels},
+        **state.channels,
+    }
 
 
 def absorb(state: RecallState, name: str, found: Found) -> None:

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import anyio
+
 from hybrid_memory.backends.base import VectorStore
 from hybrid_memory.errors import BackendError
 from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.service.recall import dates, expand, outcomes, ranking, speakers, state
-from hybrid_memory.service.recall.channels import VECTOR_CHANNELS, skip
+from hybrid_memory.service.recall.channels import KEYWORD_CHANNELS, VECTOR_CHANNELS, skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
 from hybrid_memory.text.questions import ends_asking
@@ -93,12 +95,35 @@ def drop_unread(s: RecallState) -> None:
     s.fused = [f for f in s.fused if f.id in s.memories or f.id not in wanted]
 
 
+async def prefetch(s: RecallState, vectors: VectorStore, timeout_s: float) -> None:
+    """Read the keyword channels' best candidates while the query is embedded (``s.prefetched``).
+
+    The first round of ``read`` takes about ``FIRST x limit + ROUND`` of the best fused candidates,
+    most of them among the keyword channels' first: read beforehand, they cost that round nothing.
+    Through the query's filter, as every read; a read that fails is left to ``read`` to make again.
+    """
+    first = (FIRST * s.options.limit + ROUND) // 2
+    ids = list(dict.fromkeys(h.id for name in KEYWORD_CHANNELS for h in s.channels.get(name, ())[:first]))
+    held = vectors.cached(ids)
+    wanted = [i for i in ids if i not in held]
+    if not wanted:
+        return
+    try:
+        with anyio.fail_after(timeout_s):
+            page, _ = await vectors.scroll(s.flt.model_copy(update={"ids": wanted}), len(wanted))
+    except (BackendError, TimeoutError):
+        return
+    s.prefetched.update((m.id, m) for m in page)
+
+
 async def _read(s: RecallState, vectors: VectorStore, config: RecallConfig, timeout_s: float) -> None:
     order = candidates(s)
     position = {i: n for n, i in enumerate(order)}
     wanted = set(order)
-    # What this process holds decoded costs nothing to read: every such candidate is read at once.
-    s.memories.update(vectors.cached(order))
+    # What this process holds decoded, or read while the query was embedded, costs nothing to read:
+    # every such candidate is read at once.
+    known = {**vectors.cached(order), **{i: m for i, m in s.prefetched.items() if i in wanted}}
+    s.memories.update(sorted(known.items(), key=lambda item: position[item[0]]))
     if reads_all(s, config):
         await _fetch(s, vectors, [i for i in order if i not in s.memories], position, timeout_s)
         return

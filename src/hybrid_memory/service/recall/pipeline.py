@@ -37,17 +37,24 @@ class Recaller:
             options.as_of or utcnow(),
             config,
         )
-        # The notes' full-text search needs no vector: it runs while the query is embedded.
-        async with anyio.create_task_group() as tg:
-            notes = channels.note_search(s, config, self._stores.graph)
-            tg.start_soon(channels.gather, s, notes, config.timeout_s)
-            dense = await self._query_vector(s, config)
         encoder = self._stores.indexer.sparse
         sparse = encoder.encode_query(s.query)
         s.query_terms = frozenset(sparse.indices)
         s.terms = encoder.terms
-        searches = channels.searches(s, config, vectors=self._stores.vectors, dense=dense, sparse=sparse)
+        vectors = self._stores.vectors
+        # The notes' full text and the keyword channels need no vector: searched while the query is embedded.
+        words = {
+            **channels.note_search(s, config, self._stores.graph),
+            **channels.searches(
+                s, config, vectors=vectors, dense=None, sparse=sparse, names=channels.KEYWORD_CHANNELS
+            ),
+        }
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._words, s, words, config)
+            dense = await self._query_vector(s, config)
+        searches = channels.searches(s, config, vectors=vectors, dense=dense, sparse=sparse, names=("dense",))
         await channels.gather(s, searches, config.timeout_s)
+        channels.settle(s)
         await depth.read(s, self._stores.vectors, config, config.timeout_s)
         await feedback.apply(s, config, vectors=self._stores.vectors, encoder=encoder, query=sparse)
         state.fuse(s, config)
@@ -61,6 +68,13 @@ class Recaller:
         await expand.add_successors(s, self._stores.graph, config.timeout_s)
         await expand.add_context(s, self._stores.vectors, config.timeout_s)
         return state.render(s)
+
+    async def _words(
+        self, s: state.RecallState, words: dict[str, channels.Search], config: RecallConfig
+    ) -> None:
+        """The channels that need no vector, then the memories of their best candidates."""
+        await channels.gather(s, words, config.timeout_s)
+        await depth.prefetch(s, self._stores.vectors, config.timeout_s)
 
     async def _query_vector(self, s: state.RecallState, config: RecallConfig) -> list[float] | None:
         if not config.dense.enabled:

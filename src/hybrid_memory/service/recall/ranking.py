@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
 
 DEFAULT_IMPORTANCE = 0.5
 
@@ -49,14 +48,15 @@ class Fused:
     ranks: dict[str, int]
     scores: dict[str, float]
 
-    @cached_property
+    @property
     def order(self) -> tuple[float, int, str]:
         """The sort key of every fused list: relevance, then the best single rank, then id."""
         return (-self.relevance, min(self.ranks.values()), self.id)
 
 
 def by_order(f: Fused) -> tuple[float, int, str]:
-    return f.order
+    # Made again at each sort: cheaper than a cached_property, which takes a lock on every read.
+    return (-f.relevance, min(f.ranks.values()), f.id)
 
 
 def in_order(fused: list[Fused], changed: bool) -> list[Fused]:
@@ -258,8 +258,13 @@ def final_scores(
                 scores=f.scores,
             )
         )
-    ranked.sort(key=lambda r: (-r.score, -r.relevance, r.id))
+    ranked.sort(key=by_score)
     return ranked
+
+
+def by_score(r: Ranked) -> tuple[float, float, str]:
+    """The order of final scores: score, then relevance, then id."""
+    return (-r.score, -r.relevance, r.id)
 
 
 def dedupe_by(items: Sequence[Ranked], key: Callable[[str], str]) -> list[Ranked]:

@@ -25,7 +25,7 @@ from hybrid_memory.models import (
     RecallResult,
     Scope,
 )
-from hybrid_memory.service.recall import calibration, dates, outcomes, ranking, speakers
+from hybrid_memory.service.recall import calibration, dates, outcomes, ranking, scoring, speakers
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.text.questions import ends_asking, only_asks
 
@@ -64,6 +64,8 @@ class RecallState:
     """How many hits each channel is asked for."""
     channels: dict[str, list[ranking.ChannelHit]] = field(default_factory=dict)
     memories: dict[str, Memory] = field(default_factory=dict)
+    prefetched: dict[str, Memory] = field(default_factory=dict)
+    """Memories of keyword candidates read while the query was embedded, for ``depth.read`` to take."""
     notes: dict[str, Note] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     fused: list[ranking.Fused] = field(default_factory=list)
@@ -232,30 +234,53 @@ def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
-    """Admissible candidates with their memory, mixed with recency and importance, one per message."""
+    """Admissible candidates with their memory, mixed with recency and importance, one per message.
+
+    Only the first ``limit`` of ``state.ranked`` are exact (every stage reads no further): the
+    candidates are scored best relevance first, and those left once none of them can reach the
+    ``limit``-th message's score are not scored at all (``_scored``).
+    """
     memories = state.memories
-    floor = state.options.min_score
     candidates = [
-        f
-        for f in state.fused
-        if f.id in memories
-        and admissible(memories[f.id], state.now, state.options)
-        # A match is never below 0: under no floor, only the hits shown need theirs (below).
-        and (floor <= 0 or match(state, f.id, f.scores, config) >= floor)
+        f for f in state.fused if f.id in memories and admissible(memories[f.id], state.now, state.options)
     ]
-    ranked = ranking.final_scores(
-        candidates,
-        created_at=lambda i: memories[i].created_at,
-        importance=lambda i: memories[i].importance,
-        now=state.now,
-        weights=config.final,
-    )
+    ranked = _scored(state, config, candidates)
     closed = {r.id for r in ranked if not _valid(memories[r.id], state.now)}
     if closed:
         ranked = ranking.history_last(ranked, closed)
     state.ranked = ranking.dedupe_by(ranked, key=lambda i: _group_key(memories[i]))
     shown = state.ranked[: state.options.limit]
     state.matches = {r.id: match(state, r.id, r.scores, config) for r in shown}
+
+
+def _scored(
+    state: RecallState, config: RecallConfig, candidates: list[ranking.Fused]
+) -> list[ranking.Ranked]:
+    """The final scores of the candidates that may reach the first ``limit`` messages, best first."""
+    memories = state.memories
+    floor = state.options.min_score
+
+    def scored(part: list[ranking.Fused]) -> list[ranking.Ranked]:
+        if floor > 0:  # a match is never below 0: under no floor, only the hits shown need theirs
+            part = [f for f in part if match(state, f.id, f.scores, config) >= floor]
+        return ranking.final_scores(
+            part,
+            created_at=lambda i: memories[i].created_at,
+            importance=lambda i: memories[i].importance,
+            now=state.now,
+            weights=config.final,
+        )
+
+    if state.options.include_invalid:  # closed memories go last whatever their score: score every one
+        return scored(candidates)
+    return scoring.best_scores(
+        candidates,
+        scored,
+        limit=state.options.limit,
+        group=lambda i: _group_key(memories[i]),
+        top_importance=max([1.0, *(i for f in candidates if (i := memories[f.id].importance) is not None)]),
+        weights=config.final,
+    )
 
 
 def match(state: RecallState, item_id: str, scores: dict[str, float], config: RecallConfig) -> float:
