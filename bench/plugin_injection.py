@@ -87,7 +87,7 @@ def _capture(conv: Conversation, project_dir: Path, transcripts: Path) -> dict[s
 
 def _tokens() -> int:
     """The tokens of the last injection, as the host counted them (the hooks' log)."""
-    log = HookConfig.from_env().state_dir / "injections.jsonl"
+    log = Path(HookConfig.from_env().state_dir) / "injections.jsonl"
     return int(json.loads(log.read_text().splitlines()[-1])["tokens"])
 
 

@@ -23,10 +23,12 @@ def main() -> int:
         return hook(argv[1:])
     if argv in (["serve", "--detached-host"], ["--detached-host", "serve"]):
         # The plugin's MCP server: a relay to the host, which a hook or this starts detached.
+        from pathlib import Path
+
         from hybrid_memory.host.stdio_relay import serve_relay
         from hybrid_memory.integrations.config import HookConfig
 
-        return serve_relay(HookConfig.from_env().data_dir)
+        return serve_relay(Path(HookConfig.from_env().data_dir))
     from hybrid_memory.cli import main as cli
 
     return cli(argv)

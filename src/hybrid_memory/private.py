@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # paths as strings or ``Path``: ``pathlib`` is among the slowest of a hook's imports
+    StrPath = str | os.PathLike[str]
 
 OWNER_ONLY_UMASK = 0o077
 """Nothing a process creates is readable, writable or searchable by group or others."""
@@ -24,15 +27,14 @@ def owner_only_umask() -> None:
     os.umask(os.umask(OWNER_ONLY_UMASK) | OWNER_ONLY_UMASK)
 
 
-def make_private(data_dir: Path) -> Path:
+def make_private(data_dir: StrPath) -> None:
     """Create ``data_dir`` (0700) if needed and take group and other access off everything in it."""
     owner_only_umask()
-    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.makedirs(data_dir, mode=0o700, exist_ok=True)
     tighten(data_dir)
-    return data_dir
 
 
-def tighten(path: Path) -> None:
+def tighten(path: StrPath) -> None:
     """``path`` and everything under it: folders 0700, files (sockets, locks, ...) owner-only bits.
 
     Only what this user owns is changed (another's file would refuse anyway); symbolic
@@ -42,12 +44,12 @@ def tighten(path: Path) -> None:
     _restrict(path)
     for root, dirs, files in os.walk(path):
         for name in dirs + files:
-            _restrict(Path(root) / name)
+            _restrict(os.path.join(root, name))
 
 
-def _restrict(path: Path) -> None:
+def _restrict(path: StrPath) -> None:
     try:
-        info = path.lstat()
+        info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode) or info.st_uid != os.geteuid():
             return
         mode = stat.S_IMODE(info.st_mode)

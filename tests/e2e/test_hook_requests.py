@@ -139,7 +139,7 @@ def test_a_prompt_hook_a_session_start_hook_and_a_capture_hook_each_send_one_req
     cwd.mkdir()
     _captured_session(tmp_path, cwd, data_dir)  # starts the host, fills the store
     [host] = host_pids(data_dir)
-    served = socket_path(data_dir)
+    served = Path(socket_path(data_dir))
     hidden = served.with_name("host-behind-proxy.sock")
     os.replace(served, hidden)  # the host still listens there; hooks now reach it through the proxy
     counter = RequestCounter(served, hidden)

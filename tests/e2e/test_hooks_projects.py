@@ -132,12 +132,17 @@ def test_a_fact_told_in_a_repository_reaches_its_worktree_and_folders_and_no_nam
     assert f"{FACT} (src/db.py changed since)" in recalled.stdout
 
 
+def _forget_project_of(cwd: Path, data: Path) -> None:
+    from hybrid_memory.projects import project_of_directory
+
+    forgot = _run(["forget", "--project", project_of_directory(cwd)], data, cwd.parent)
+    assert forgot.returncode == 0, forgot.stderr
+
+
 def test_a_project_forgotten_leaves_no_capture_state_behind(
     tmp_path: Path,
     data_dir: Path,  # noqa: F811
 ) -> None:
-    from hybrid_memory.projects import project_of_directory
-
     alice, bob = repo(tmp_path / "alice" / "api"), repo(tmp_path / "bob" / "api")
     for cwd in (alice, bob):
         stop = {
@@ -149,8 +154,7 @@ def test_a_project_forgotten_leaves_no_capture_state_behind(
         assert (captured.returncode, captured.stderr) == (0, "")
     assert FACT in _injected(data_dir, alice)
 
-    forgot = _run(["forget", "--project", project_of_directory(alice)], data_dir, tmp_path)
-    assert forgot.returncode == 0, forgot.stderr
+    _forget_project_of(alice, data_dir)
 
     assert _injected(data_dir, alice) == ""
     assert FACT in _injected(data_dir, bob)
@@ -161,3 +165,36 @@ def test_a_project_forgotten_leaves_no_capture_state_behind(
     assert left == ["injections.jsonl"]
     assert all(p.stat().st_size == 0 for p in hooks.rglob("*.lock"))
     assert f"{SESSION}-alice" not in (hooks / "injections.jsonl").read_text()
+
+
+def _opencode_stop(session: str, cwd: Path) -> str:
+    """opencode's plugin at the end of a turn: the session's messages as opencode's API gives them."""
+
+    def message(i: int, role: str, text: str) -> dict[str, object]:
+        info = {
+            "id": f"msg_{session}_{i}",
+            "sessionID": session,
+            "role": role,
+            "time": {"created": 1_763_632_800_000 + i, "completed": 1_763_632_800_500 + i},
+            "path": {"cwd": str(cwd), "root": str(cwd)},
+        }
+        return {"info": info, "parts": [{"type": "text", "text": text}]}
+
+    said = [message(0, "user", FACT), message(1, "assistant", "Noted: the pool size is 20 in production.")]
+    return json.dumps({"session_id": session, "cwd": str(cwd), "messages": said})
+
+
+def test_a_project_forgotten_leaves_no_opencode_transcript_behind(tmp_path: Path, data_dir: Path) -> None:  # noqa: F811
+    alice, bob = repo(tmp_path / "alice" / "api"), repo(tmp_path / "bob" / "api")
+    for cwd in (alice, bob):
+        stop = _opencode_stop(f"ses_{cwd.parent.name}", cwd)
+        assert _run(["hook", "opencode", "stop"], data_dir, cwd, stop).stderr == ""
+    kept = data_dir / "hooks" / "opencode"
+    assert sorted(p.name for p in kept.iterdir()) == ["ses_alice.jsonl", "ses_bob.jsonl"]
+    assert FACT in _injected(data_dir, alice)
+
+    _forget_project_of(alice, data_dir)
+
+    assert _injected(data_dir, alice) == ""
+    assert sorted(p.name for p in kept.iterdir()) == ["ses_bob.jsonl"]  # bob's project keeps its own
+    assert FACT in _injected(data_dir, bob)

@@ -49,7 +49,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         "messages[0].content has 100,001 characters; the limit is 100,000. Split it into several notes or messages, or summarise it first.",
     ),
     ("recall_memory", {}, "query: Field required"),
-    ("recall_memory", {"query": ""}, "query is empty. Pass the text to remember."),
+    ("recall_memory", {"query": ""}, "query is empty: pass the words to search the memory for."),
+    (
+        "recall_memory",
+        {"query": HUGE},
+        "query has 100,001 characters; the limit is 100,000. Search for its key words instead.",
+    ),
     ("recall_memory", {"query": "tea", "limit": 0}, "Input should be greater than or equal to 1"),
     ("recall_memory", {"query": "tea", "limit": "many"}, "Input should be a valid integer"),
     (
@@ -140,7 +145,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("pin_memory", {}, "memory_id: Field required"),
     ("get_memory_context", {}, "query: Field required"),
-    ("get_memory_context", {"query": " "}, "query is empty. Pass the text to remember."),
+    ("get_memory_context", {"query": " "}, "query is empty: pass the words to search the memory for."),
     ("get_memory_context", {"query": "tea", "max_tokens": 0}, "Input should be greater than or equal to 1"),
     ("record_task", {"description": "x", "outcome": "y"}, "success: Field required"),
     (

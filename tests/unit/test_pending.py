@@ -41,10 +41,10 @@ def test_people_are_told_how_many_sessions_wait_and_the_last_error(tmp_path: Pat
         pending.keep(config, session, tmp_path / f"{session}.jsonl", tmp_path)
     pending.failed(config, "s1", "first error")
     pending.failed(config, "s2", "second error")
-    (config.state_dir / "pending" / "broken.json").write_text("{not json")
+    (Path(config.state_dir) / "pending" / "broken.json").write_text("{not json")
     assert pending.notice(config.data_dir) == (
         "hybrid-memory: 2 sessions wait to be captured (retried by the next hook and when the memory host "
-        f"starts; see {config.state_dir / 'hooks.log'}); last error: second error"
+        f"starts; see {Path(config.state_dir) / 'hooks.log'}); last error: second error"
     )
     assert [e["session_id"] for e in pending.waiting(config)] == ["s1", "s2", "s3"]
 
@@ -54,7 +54,7 @@ def test_a_waiting_capture_whose_transcript_is_gone_stops_waiting_and_says_so(tm
     pending.keep(config, "gone", tmp_path / "gone.jsonl", tmp_path)
     assert pending.retry(config, everything=True) == 1
     assert pending.waiting(config) == []
-    log = (config.state_dir / "hooks.log").read_text()
+    log = (Path(config.state_dir) / "hooks.log").read_text()
     assert f"capture of session gone dropped: its transcript {tmp_path / 'gone.jsonl'} is gone" in log
 
 
@@ -64,7 +64,7 @@ def test_a_hook_retries_a_failed_capture_only_once_it_is_due(tmp_path: Path) -> 
     pending.failed(config, "s1", "boom")
     assert pending.retry(config) == 0  # failed a moment ago
     assert len(pending.waiting(config)) == 1
-    path = config.state_dir / "pending" / "s1.json"
+    path = Path(config.state_dir) / "pending" / "s1.json"
     entry = json.loads(path.read_text())
     path.write_text(json.dumps({**entry, "last_attempt": entry["last_attempt"] - pending.RETRY_AFTER_S}))
     assert pending.retry(config) == 1  # due now (and its transcript is gone: nothing left to do)
@@ -87,7 +87,7 @@ def test_a_capture_never_tried_is_its_own_process_s_until_that_is_lost(tmp_path:
     config = _config(tmp_path)
     pending.keep(config, "s1", tmp_path / "s1.jsonl", tmp_path)
     assert pending.retry(config) == 0  # its capture runs (or waits for a command) in its own process
-    path = config.state_dir / "pending" / "s1.json"
+    path = Path(config.state_dir) / "pending" / "s1.json"
     entry = json.loads(path.read_text())
     path.write_text(json.dumps({**entry, "since": entry["since"] - pending.LOST_AFTER_S}))
     assert pending.retry(config) == 1  # that process is gone: the hook takes it over
@@ -100,7 +100,7 @@ def test_an_error_that_quotes_a_secret_is_kept_and_told_redacted(tmp_path: Path)
     password, token = "Zq8vK2mP9xL4", "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
     error = RuntimeError(f"could not reach postgres://app:{password}@db.internal:5432/billing with {token}")
     pending.failed(config, "s1", pending.describe(error))
-    text = (config.state_dir / "pending" / "s1.json").read_text()
+    text = (Path(config.state_dir) / "pending" / "s1.json").read_text()
     notice = pending.notice(config.data_dir) or ""
     for told in (text, notice):
         assert password not in told
@@ -111,7 +111,7 @@ def test_an_error_that_quotes_a_secret_is_kept_and_told_redacted(tmp_path: Path)
     )
     # A file written before errors were redacted is told redacted all the same.
     entry = json.loads(text)
-    (config.state_dir / "pending" / "s1.json").write_text(
+    (Path(config.state_dir) / "pending" / "s1.json").write_text(
         json.dumps({**entry, "last_error": f"token {token}"})
     )
     assert token not in (pending.notice(config.data_dir) or "")

@@ -171,8 +171,17 @@ async def recall(target: Target, args: Mapping[str, Any]) -> Reply:
 
 
 async def forget_project(target: Target, args: Mapping[str, Any]) -> Reply:
+    from hybrid_memory.integrations.opencode import forget_transcripts
+
     async with target.open() as service:
+        sessions: list[str] = []
+        offset: int | None = 0
+        while offset is not None:
+            page = await service.list_threads(target.scope, 1000, offset)
+            sessions += [t.thread_id for t in page.threads]
+            offset = page.next_offset
         done = await service.forget_project(target.scope)
+    forget_transcripts(target.settings.data_dir, sessions)  # what opencode's hooks kept of its sessions
     return Reply(
         f"project {target.scope.project}: forgot {done.deleted_memories} memories and "
         f"{done.deleted_notes} notes (with their links)\n"

@@ -12,21 +12,22 @@ which exits after an idle period) and waits for it within the caller's bound.
 
 from __future__ import annotations
 
-import contextlib
-import json
+import os
 import time
-from pathlib import Path
 
 from hybrid_memory import __version__
-from hybrid_memory.host import lock
+from hybrid_memory.host import jsonc, lock
 from hybrid_memory.host.start import HOST_LOG, attempts, wait
 from hybrid_memory.host.wire import line
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # ``typing`` and ``socket`` are among the slowest of a prompt hook's imports
+if TYPE_CHECKING:  # ``typing``, ``socket`` and ``pathlib`` are among the slowest of a prompt hook's imports
     import _socket
     import socket
+    from pathlib import Path
     from typing import Any
+
+    from hybrid_memory.host.lock import StrPath
 
 PROTOCOL_VERSION = "2025-06-18"
 
@@ -38,7 +39,7 @@ class HostError(Exception):
 class HostClient:
     """One MCP session with the host, its root the session's directory (so its project is the same)."""
 
-    def __init__(self, sock: socket.socket, root: Path, timeout_s: float, log: Path | None = None) -> None:
+    def __init__(self, sock: socket.socket, root: Path, timeout_s: float, log: StrPath | None = None) -> None:
         self._sock = sock
         self._closed = "the memory host closed the connection" + (f" (see {log})" if log else "")
         self._root = root
@@ -47,8 +48,7 @@ class HostClient:
         self._next_id = 0
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._sock.close()
+        _close(self._sock)
 
     def __enter__(self) -> HostClient:
         return self
@@ -138,7 +138,7 @@ class HostClient:
                 raise HostError(self._closed)
             self._buffer += chunk
         data, self._buffer = self._buffer.split(b"\n", 1)
-        message = json.loads(data)
+        message = jsonc.loads(data)
         return message if isinstance(message, dict) else {}
 
 
@@ -165,7 +165,7 @@ def _answer(sock: _socket.socket, request: bytes, timeout_s: float) -> dict[str,
             buffer += chunk
     except OSError as exc:  # reset, broken pipe: the host died mid-call
         raise _Left from exc
-    message = json.loads(buffer.split(b"\n", 1)[0])
+    message = jsonc.loads(buffer.split(b"\n", 1)[0])
     if not isinstance(message, dict):
         raise HostError("the memory host answered with something other than a JSON object")
     if "error" in message:
@@ -176,7 +176,7 @@ def _answer(sock: _socket.socket, request: bytes, timeout_s: float) -> dict[str,
 
 
 def ask(
-    data_dir: Path,
+    data_dir: StrPath,
     request: bytes,
     *,
     timeout_s: float,
@@ -187,7 +187,7 @@ def ask(
     runs; :class:`HostError` with the host's one-line message when it refused. A host that left before
     answering (killed, stopping) is asked once more: the next host answers. ``timeout_s`` bounds the
     wait for a host and, unless ``answer_within_s`` is given, for its answer."""
-    log = data_dir / HOST_LOG
+    log = os.path.join(data_dir, HOST_LOG)
     logged = _size(log)
     for tries_left in (1, 0):
         # A session waits on this: no longer than its bound, even while a command holds the store.
@@ -199,12 +199,18 @@ def ask(
                 said = _last_word(log, logged)
                 raise HostError(said or f"the memory host closed the connection twice (see {log})") from None
         finally:
-            with contextlib.suppress(OSError):
-                sock.close()
+            _close(sock)
     raise AssertionError("unreachable")
 
 
-def _listening(data_dir: Path) -> _socket.socket | None:
+def _close(sock: _socket.socket) -> None:
+    try:
+        sock.close()
+    except OSError:
+        return
+
+
+def _listening(data_dir: StrPath) -> _socket.socket | None:
     """A connection to the host listening on the data dir's socket, made with the C module alone
     (importing ``socket`` costs a prompt more than connecting); None when none answers at once, and
     :func:`open_socket` finds, starts or waits for one and says what went wrong."""
@@ -214,24 +220,24 @@ def _listening(data_dir: Path) -> _socket.socket | None:
         return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.connect(str(lock.socket_path(data_dir)))
+        sock.connect(lock.socket_path(data_dir))
     except OSError:
         sock.close()
         return None
     return sock
 
 
-def _size(path: Path) -> int:
+def _size(path: str) -> int:
     try:
-        return path.stat().st_size
+        return os.stat(path).st_size
     except OSError:
         return 0
 
 
-def _last_word(log: Path, since: int) -> str | None:
+def _last_word(log: str, since: int) -> str | None:
     """The one line a host that could not serve wrote in its log after ``since`` (its size then)."""
     try:
-        with log.open("rb") as f:
+        with open(log, "rb") as f:
             f.seek(since)
             tail = f.read(1 << 16).decode(errors="replace")
     except OSError:
@@ -245,7 +251,7 @@ def _last_word(log: Path, since: int) -> str | None:
 
 
 def open_socket(
-    data_dir: Path, timeout_s: float, *, start: bool = True, patient: bool = True
+    data_dir: StrPath, timeout_s: float, *, start: bool = True, patient: bool = True
 ) -> socket.socket:
     """A connection to the data dir's host within ``timeout_s``: started (detached) when none runs,
     or, with ``start=False``, waited for; and while a command holds the store, for as long as it
@@ -255,12 +261,12 @@ def open_socket(
     return sock
 
 
-def connect(data_dir: Path, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
+def connect(data_dir: StrPath, root: Path, *, timeout_s: float, start: bool = True) -> HostClient:
     """An MCP session with the data dir's host (started when none runs), its root ``root``;
     ``timeout_s`` bounds the wait for the host and then each request."""
     sock = open_socket(data_dir, timeout_s, start=start)
     # Each request gets the whole bound: the first one after a host started waits for its stores.
-    client = HostClient(sock, root, timeout_s, data_dir / HOST_LOG)
+    client = HostClient(sock, root, timeout_s, os.path.join(data_dir, HOST_LOG))
     try:
         client.handshake()
     except BaseException:

@@ -8,17 +8,19 @@ works waits for that command instead of giving up after its usual bound.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # ``typing`` and ``socket`` are among the slowest of a prompt hook's imports
+if TYPE_CHECKING:  # ``typing``, ``socket`` and ``pathlib`` are among the slowest of a prompt hook's imports
     import argparse
     import socket
+    from pathlib import Path
+
+    StrPath = str | os.PathLike[str]
+    """A path as the hooks hold it (a string: ``pathlib`` loads slowly) or as the rest does."""
 
 SOCKET_NAME = "serve.sock"
 HOST_LOCK_NAME = "serve.lock"
@@ -33,16 +35,20 @@ APP_NAME = "mcp-hybrid-memory"
 def default_data_dir() -> Path:
     """Where the data lives when nothing says otherwise: the user data directory (platformdirs' rule;
     on Linux and macOS worked out here, so a hook does not load platformdirs and its imports)."""
+    from pathlib import Path
+
+    return Path(_default_data_dir())
+
+
+def _default_data_dir() -> str:
     if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
-        return (
-            Path(os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share"))
-            / APP_NAME
-        )
+        shared = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+        return os.path.join(shared, APP_NAME)
     if sys.platform == "darwin":
-        return Path(os.path.expanduser("~/Library/Application Support")) / APP_NAME
+        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP_NAME)
     import platformdirs
 
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return platformdirs.user_data_dir(APP_NAME, appauthor=False)
 
 
 def data_dir_from_env(flag: Path | None = None) -> Path:
@@ -50,29 +56,38 @@ def data_dir_from_env(flag: Path | None = None) -> Path:
     ``flag`` (``--data-dir``), else ``HYBRID_MEMORY_DATA_DIR`` (its name in any case), else the default."""
     if flag is not None:
         return flag
+    from pathlib import Path
+
+    return Path(data_dir_named())
+
+
+def data_dir_named() -> str:
+    """:func:`data_dir_from_env` without a flag, as a string: the hooks', which do without ``pathlib``."""
     env = {name.upper(): value.strip() for name, value in os.environ.items()}
     named = env.get("HYBRID_MEMORY_DATA_DIR")
-    return Path(named).expanduser() if named else default_data_dir()
+    return os.path.expanduser(named) if named else _default_data_dir()
 
 
 def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
     """The ``--data-dir`` option of each command that reaches the store (see :func:`data_dir_from_env`)."""
+    from pathlib import Path
+
     parser.add_argument("--data-dir", type=Path, help="where embedded stores live (HYBRID_MEMORY_DATA_DIR)")
 
 
-def socket_path(data_dir: Path) -> Path:
-    return data_dir / SOCKET_NAME
+def socket_path(data_dir: StrPath) -> str:
+    return os.path.join(data_dir, SOCKET_NAME)
 
 
-def lock_path(data_dir: Path) -> Path:
-    return data_dir / HOST_LOCK_NAME
+def lock_path(data_dir: StrPath) -> str:
+    return os.path.join(data_dir, HOST_LOCK_NAME)
 
 
-def socket_fits(data_dir: Path) -> bool:
+def socket_fits(data_dir: StrPath) -> bool:
     return len(os.fsencode(socket_path(data_dir))) < MAX_SOCKET_PATH
 
 
-def connect(data_dir: Path) -> socket.socket | None:
+def connect(data_dir: StrPath) -> socket.socket | None:
     """A connection to the data dir's host; None when no server listens there (other failures raise)."""
     if not socket_fits(data_dir):
         return None  # no server can listen on a path this long: it refused to start
@@ -80,7 +95,7 @@ def connect(data_dir: Path) -> socket.socket | None:
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.connect(str(socket_path(data_dir)))
+        sock.connect(socket_path(data_dir))
     except OSError as exc:
         sock.close()
         if exc.errno in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN, errno.ENOTDIR):
@@ -89,7 +104,7 @@ def connect(data_dir: Path) -> socket.socket | None:
     return sock
 
 
-def try_lock(data_dir: Path, holder: str, what: str = "") -> int | None:
+def try_lock(data_dir: StrPath, holder: str, what: str = "") -> int | None:
     """The lock's descriptor when we got it (ours to close, which releases it); None when it is held."""
     fd = os.open(lock_path(data_dir), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -102,7 +117,7 @@ def try_lock(data_dir: Path, holder: str, what: str = "") -> int | None:
     return fd
 
 
-def is_free(data_dir: Path) -> bool:
+def is_free(data_dir: StrPath) -> bool:
     """Whether no process holds the lock now (checked by taking it for a moment, writing nothing)."""
     try:
         fd = os.open(lock_path(data_dir), os.O_RDONLY | os.O_CLOEXEC)
@@ -117,18 +132,30 @@ def is_free(data_dir: Path) -> bool:
     return True
 
 
-def holder_pid(data_dir: Path) -> int | None:
+def _holder(data_dir: StrPath) -> list[str]:
+    """What the lock's last holder wrote: what it is, its pid, what it does (nothing: no lock file)."""
+    try:
+        with open(lock_path(data_dir)) as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+def holder_pid(data_dir: StrPath) -> int | None:
     """The pid the lock's last holder wrote (it may have released the lock since)."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        return int(lock_path(data_dir).read_text().split()[1])
-    return None
+    try:
+        return int(_holder(data_dir)[1])
+    except (ValueError, IndexError):
+        return None
 
 
-def command_holding(data_dir: Path) -> str | None:
+def command_holding(data_dir: StrPath) -> str | None:
     """``'hybrid-memory NAME (pid N)'`` when a live command holds the lock; None otherwise."""
-    with contextlib.suppress(OSError, ValueError):
-        holder, pid, *what = lock_path(data_dir).read_text().split()
+    try:
+        holder, pid, *what = _holder(data_dir)
         if holder == COMMAND:
             os.kill(int(pid), 0)  # raises when no such process is left
             return f"hybrid-memory {' '.join(what)} (pid {pid})"
+    except (OSError, ValueError):
+        return None
     return None

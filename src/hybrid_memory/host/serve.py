@@ -207,7 +207,8 @@ class Host:
         """Listen on the data dir's socket; the caller holds the host lock, so a socket file left there
         is a dead host's."""
         socket_path = lock.socket_path(self.data_dir)
-        socket_path.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(socket_path)
         listener = await anyio.create_unix_listener(socket_path, mode=0o600)
         logger.debug("hosting the memory store for every server and command on %s", socket_path)
         return listener

@@ -5,23 +5,25 @@ The hooks import it on their fast path.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from hybrid_memory.host import lock
 from hybrid_memory.host.wire import JOIN_TIMEOUT_S, RETRY_S
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # ``socket`` is one of the slowest of a prompt hook's imports
+if TYPE_CHECKING:  # ``socket`` and ``pathlib`` are among the slowest of a prompt hook's imports
     import socket
+    from collections.abc import Callable, Iterator
+
+    from hybrid_memory.host.lock import StrPath
 
 HOST_LOG = "host.log"
 """Where a detached host writes its log (it has no terminal), in the data dir."""
 
 
-def start_headless_host(data_dir: Path) -> None:
+def start_headless_host(data_dir: StrPath) -> None:
     """Start ``hybrid-memory serve --headless`` on ``data_dir`` in its own session, off the caller's pipes.
 
     It outlives the caller and exits after an idle period; when another process hosts
@@ -29,11 +31,11 @@ def start_headless_host(data_dir: Path) -> None:
     """
     import subprocess  # only here: a hook that finds a host running never needs it
 
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log = open(data_dir / HOST_LOG, "ab")  # noqa: SIM115 - handed to the child, closed here after
+    os.makedirs(data_dir, exist_ok=True)
+    log = open(os.path.join(data_dir, HOST_LOG), "ab")  # noqa: SIM115 - handed to the child, closed after
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "hybrid_memory", "serve", "--headless", "--data-dir", str(data_dir)],
+            [sys.executable, "-m", "hybrid_memory", "serve", "--headless", "--data-dir", os.fspath(data_dir)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,
@@ -44,7 +46,7 @@ def start_headless_host(data_dir: Path) -> None:
 
 
 def attempts(
-    data_dir: Path,
+    data_dir: StrPath,
     fail: Callable[[str], Exception],
     *,
     join: bool = True,
@@ -102,7 +104,7 @@ def attempts(
         yield None
 
 
-def _timed_out(data_dir: Path, timeout_s: float, *, start: bool, join: bool, holder: str | None) -> str:
+def _timed_out(data_dir: StrPath, timeout_s: float, *, start: bool, join: bool, holder: str | None) -> str:
     if start:
         return f"the memory host on {data_dir} did not start within {timeout_s:g} s"
     if not join:

@@ -22,21 +22,24 @@ Kept free of ``mcp`` and of the stores: the joining side imports only this.
 
 from __future__ import annotations
 
-import collections
-import json
+from hybrid_memory.host import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import Any
 
-    class Reply(NamedTuple):
-        """A command's outcome: what it prints on stdout, exactly (newlines included), and its exit code."""
 
-        stdout: str
-        code: int = 0
+class Reply:
+    """A command's outcome: what it prints on stdout, exactly (newlines included), and its exit code.
 
-else:  # a named tuple without ``typing`` (or ``dataclasses``): a hook loads this module
-    Reply = collections.namedtuple("Reply", "stdout code", defaults=(0,))
+    A plain class: a named tuple would load ``collections``, and a hook loads this module.
+    """
+
+    __slots__ = ("code", "stdout")
+
+    def __init__(self, stdout: str, code: int = 0) -> None:
+        self.stdout, self.code = stdout, code
+
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest single message on the socket (a remember_thread of a whole long session)."""
@@ -62,7 +65,7 @@ PROMPT = "prompt"
 
 def line(message: dict[str, Any]) -> bytes:
     """``message`` framed: compact JSON and a newline."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    return jsonc.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def request(command: str, scope: dict[str, str | None], args: dict[str, Any], *, tty: bool) -> bytes:
@@ -83,7 +86,7 @@ def capture_request(params: dict[str, Any]) -> bytes:
 def method_of(first_line: bytes) -> str | None:
     """The method a connection's first line requests (an MCP client's: ``initialize``); None if none."""
     try:
-        message = json.loads(first_line)
+        message = jsonc.loads(first_line)
     except ValueError:
         return None
     method = message.get("method") if isinstance(message, dict) else None

@@ -265,6 +265,6 @@ class Captures:
 async def drop_earlier_state(data_dir: Path) -> None:
     """Remove, unread, what earlier versions kept of captures in the hooks' folder (:data:`EARLIER_STATE`)."""
     for name in EARLIER_STATE:
-        folder = hooks_dir(data_dir) / name
+        folder = Path(hooks_dir(data_dir)) / name
         if await anyio.Path(folder).is_dir():
             await anyio.to_thread.run_sync(partial(shutil.rmtree, folder, ignore_errors=True))

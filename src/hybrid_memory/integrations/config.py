@@ -2,49 +2,30 @@
 
 from __future__ import annotations
 
-import collections
 import os
-from pathlib import Path
 
-from hybrid_memory.host.lock import data_dir_from_env
+from hybrid_memory.host.lock import data_dir_named
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import NamedTuple
+if TYPE_CHECKING:  # ``typing`` and ``pathlib`` are among the slowest of a prompt hook's imports
+    from pathlib import Path
+    from typing import Any
 
-    class _Variable(NamedTuple):
-        field: str
-        default: int | float | bool
-        low: float = 0
-        high: float = 0
-        meaning: str = ""
-
-    class _Config(NamedTuple):
-        data_dir: Path
-        project: str | None
-        context_tokens: int
-        prompt_tokens: int
-        min_match: float
-        timeout_s: float
-        detach: bool
-        min_note_match: float = 0.1
-
-else:  # the same tuples without ``typing``, one of the slowest of a prompt hook's imports
-    _Variable = collections.namedtuple("_Variable", "field default low high meaning", defaults=(0, 0, ""))
-    _Config = collections.namedtuple(
-        "_Config",
-        "data_dir project context_tokens prompt_tokens min_match timeout_s detach min_note_match",
-        defaults=(0.1,),
-    )
+    from hybrid_memory.host.lock import StrPath
 
 CAPTURE_LOCK = "capture.lock"
 """Held shared by every capture in progress, so a starting session can wait for them (capture.settled)."""
 
 
-class HookVariable(_Variable):
+class HookVariable:
     """One ``HYBRID_MEMORY_HOOK_*`` variable: read, and documented in docs/configuration.md, from here."""
 
-    __slots__ = ()
+    __slots__ = ("default", "field", "high", "low", "meaning")
+
+    def __init__(
+        self, field: str, default: int | float | bool, low: float = 0, high: float = 0, meaning: str = ""
+    ) -> None:
+        self.field, self.default, self.low, self.high, self.meaning = field, default, low, high, meaning
 
     @property
     def env(self) -> str:
@@ -107,20 +88,51 @@ HOOK_VARIABLES = (
 )
 
 
-class HookConfig(_Config):
+class HookConfig:
     """The hooks' settings: the data dir and project (``HYBRID_MEMORY_PROJECT``: when set, every session
     uses it, as the server does) as the server reads them, and :data:`HOOK_VARIABLES`.
 
-    A named tuple, not a dataclass: ``dataclasses`` imports ``inspect``, a tenth of a hook's imports.
+    A plain class: a dataclass loads ``inspect`` and a named tuple ``collections``, which would cost
+    a prompt hook a tenth and a twentieth of its time. Its paths are strings (a ``Path`` given is
+    taken as well): ``pathlib`` is another tenth.
     """
 
-    __slots__ = ()
+    __slots__ = (
+        "context_tokens",
+        "data_dir",
+        "detach",
+        "min_match",
+        "min_note_match",
+        "project",
+        "prompt_tokens",
+        "timeout_s",
+    )
+
+    def __init__(
+        self,
+        data_dir: StrPath,
+        project: str | None,
+        context_tokens: int,
+        prompt_tokens: int,
+        min_match: float,
+        timeout_s: float,
+        detach: bool,
+        min_note_match: float = 0.1,
+    ) -> None:
+        self.data_dir, self.project = data_dir, project
+        self.context_tokens, self.prompt_tokens = context_tokens, prompt_tokens
+        self.min_match, self.min_note_match = min_match, min_note_match
+        self.timeout_s, self.detach = timeout_s, detach
+
+    def _replace(self, **changes: Any) -> HookConfig:
+        """These settings with ``changes`` (as a named tuple's ``_replace``)."""
+        return HookConfig(**{**{name: getattr(self, name) for name in self.__slots__}, **changes})
 
     @classmethod
     def from_env(cls) -> HookConfig:
         read = {variable.field: variable.read() for variable in HOOK_VARIABLES}
         return cls(
-            data_dir=data_dir_from_env(),
+            data_dir=data_dir_named(),
             project=os.environ.get("HYBRID_MEMORY_PROJECT", "").strip() or None,
             context_tokens=int(read["context_tokens"]),
             prompt_tokens=int(read["prompt_tokens"]),
@@ -131,14 +143,14 @@ class HookConfig(_Config):
         )
 
     @property
-    def state_dir(self) -> Path:
+    def state_dir(self) -> str:
         """Where the hooks keep their small files: the captures that wait, the log, the injections'."""
         return hooks_dir(self.data_dir)
 
 
-def hooks_dir(data_dir: Path) -> Path:
+def hooks_dir(data_dir: StrPath) -> str:
     """The data dir's folder of the hooks' small files (:attr:`HookConfig.state_dir`)."""
-    return data_dir / "hooks"
+    return os.path.join(data_dir, "hooks")
 
 
 def estimate_tokens(text: str) -> int:

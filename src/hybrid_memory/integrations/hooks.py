@@ -10,19 +10,16 @@ still running, so it sees what the previous one said.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
 import os
 import sys
 import time
-from pathlib import Path
 
+from hybrid_memory.host import jsonc
 from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig
 from hybrid_memory.integrations.pending import describe as _describe
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+if TYPE_CHECKING:  # ``typing`` and ``pathlib`` are among the slowest of a prompt hook's imports
     from typing import IO, Any
 
 EVENTS = {
@@ -43,7 +40,7 @@ class PayloadError(ValueError):
 def _payload(stdin: IO[str]) -> dict[str, Any]:
     raw = stdin.read()
     try:
-        payload = json.loads(raw)
+        payload = jsonc.loads(raw)
     except ValueError:
         raise PayloadError(
             f"stdin is not JSON ({len(raw)} characters); Claude Code sends a JSON object"
@@ -55,17 +52,17 @@ def _payload(stdin: IO[str]) -> dict[str, Any]:
     return payload
 
 
-def _cwd(payload: dict[str, Any]) -> Path:
+def _cwd(payload: dict[str, Any]) -> str:
     cwd = payload.get("cwd")
-    return Path(cwd) if isinstance(cwd, str) and cwd else Path.cwd()
+    return cwd if isinstance(cwd, str) and cwd else os.getcwd()
 
 
-def _transcript(payload: dict[str, Any]) -> Path:
+def _transcript(payload: dict[str, Any]) -> str:
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not path:
         raise PayloadError("the payload has no transcript_path; Claude Code sends one with every hook")
-    transcript = Path(path).expanduser()
-    if not transcript.is_file():
+    transcript = os.path.expanduser(path)
+    if not os.path.isfile(transcript):
         raise FileNotFoundError(f"the transcript {transcript} does not exist; nothing captured")
     return transcript
 
@@ -79,9 +76,9 @@ def _log_injection(config: HookConfig, event: str, session_id: str, answer: dict
         "tokens": int(answer.get("tokens") or 0),
         "ids": list(answer.get("ids") or []),
     }
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    with (config.state_dir / "injections.jsonl").open("a") as f:
-        f.write(json.dumps(record) + "\n")
+    os.makedirs(config.state_dir, exist_ok=True)
+    with open(os.path.join(config.state_dir, "injections.jsonl"), "a") as f:
+        f.write(jsonc.dumps(record) + "\n")
 
 
 def _inject(
@@ -99,7 +96,7 @@ def _inject(
     }
     params = {
         "session_id": payload["session_id"],
-        "cwd": str(_cwd(payload)),
+        "cwd": _cwd(payload),
         "prompt": prompt,
         "limits": limits,
     }
@@ -126,7 +123,7 @@ def _user_prompt(config: HookConfig, payload: dict[str, Any]) -> dict[str, Any] 
     return _inject(config, payload, "UserPromptSubmit", prompt)
 
 
-def _sync_after_session(cwd: Path) -> None:
+def _sync_after_session(cwd: str) -> None:
     """``hybrid-memory sync`` with HYBRID_MEMORY_SYNC_REMOTE, when set; its report goes to stderr."""
     remote = os.environ.get("HYBRID_MEMORY_SYNC_REMOTE", "").strip()
     if not remote:
@@ -152,7 +149,9 @@ def _capture(config: HookConfig, payload: dict[str, Any], *, ended: bool) -> Non
             _sync_after_session(cwd)
         return
     # Taken before the fork and inherited by the child: a session starting now waits for it.
-    lock_fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    import fcntl
+
+    lock_fd = os.open(os.path.join(config.state_dir, CAPTURE_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(lock_fd, fcntl.LOCK_SH)
     if os.fork() != 0:
         # The parent has said all it has to say (nothing): leave now, not after the
@@ -229,7 +228,7 @@ def run(event: str, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
     try:
         output = _waiting_captures(config, name, output)
         if output is not None:
-            stdout.write(json.dumps(output) + "\n")
+            stdout.write(jsonc.dumps(output) + "\n")
             stdout.flush()
         from hybrid_memory.integrations.pending import retry_detached
 
@@ -248,6 +247,8 @@ def main(argv: list[str]) -> int:
     event = argv[0] if argv else ""
     code = run(event, sys.stdin, sys.stdout, sys.stderr)
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nobody is left to read it
+        try:
             stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nobody is left to read it
+            continue
     os._exit(code)

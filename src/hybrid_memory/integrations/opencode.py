@@ -18,6 +18,8 @@ import io
 import json
 import sys
 import time
+from collections.abc import Iterable
+from os import PathLike
 from pathlib import Path
 from typing import IO, Any
 
@@ -58,6 +60,27 @@ def keep_messages(folder: Path, session_id: str, messages: list[Any]) -> Path:
     return path
 
 
+def transcripts_dir(data_dir: str | PathLike[str]) -> Path:
+    """The folder of the transcripts kept for opencode's sessions, in the hooks' folder of ``data_dir``."""
+    from hybrid_memory.integrations.config import hooks_dir
+
+    return Path(hooks_dir(data_dir)) / "opencode"
+
+
+def forget_transcripts(data_dir: str | PathLike[str], sessions: Iterable[str]) -> int:
+    """Remove the transcripts kept for ``sessions`` (a forgotten project's); how many there were."""
+    from hybrid_memory.integrations.config import safe_name
+
+    folder, removed = transcripts_dir(data_dir), 0
+    for session in sessions:
+        try:
+            (folder / f"{safe_name(session)}.jsonl").unlink()
+        except FileNotFoundError:
+            continue
+        removed += 1
+    return removed
+
+
 def _with_transcript(raw: str) -> str:
     """The stop payload with its messages kept in a transcript, named as ``transcript_path``."""
     from hybrid_memory.integrations.config import HookConfig
@@ -66,7 +89,7 @@ def _with_transcript(raw: str) -> str:
     messages = payload.pop("messages", None) if isinstance(payload, dict) else None
     if not isinstance(messages, list) or not isinstance(payload.get("session_id"), str):
         return raw
-    folder = HookConfig.from_env().state_dir / "opencode"
+    folder = transcripts_dir(HookConfig.from_env().data_dir)
     payload["transcript_path"] = str(keep_messages(folder, payload["session_id"], messages))
     return json.dumps(payload)
 

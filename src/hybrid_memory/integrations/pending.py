@@ -19,20 +19,20 @@ Stdlib only: the hooks import it.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
-import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
-from pathlib import Path
 
+from hybrid_memory.host import jsonc
 from hybrid_memory.integrations.config import CAPTURE_LOCK, HookConfig, hooks_dir, safe_name
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # ``typing`` is one of the slowest of a prompt hook's imports
+if TYPE_CHECKING:  # ``typing`` and ``pathlib`` are among the slowest of a prompt hook's imports
+    from collections.abc import Callable, Iterable
     from typing import Any
+
+    from hybrid_memory.host.lock import StrPath
 
 ANSWER_S = 600.0
 """How long a capture waits for the host's answer (the first capture of a long session stores much)."""
@@ -47,41 +47,45 @@ _POLL_S = 0.25
 _RETRY_LOCK = "retry.lock"
 
 
-def _dir(config: HookConfig) -> Path:
+def _dir(config: HookConfig) -> str:
     return _pending_dir(config.state_dir)
 
 
-def _pending_dir(state_dir: Path) -> Path:
-    return state_dir / "pending"
+def _pending_dir(state_dir: str) -> str:
+    return os.path.join(state_dir, "pending")
 
 
-def _file(config: HookConfig, session_id: str) -> Path:
-    return _dir(config) / f"{safe_name(session_id)}.json"
+def _file(config: HookConfig, session_id: str) -> str:
+    return os.path.join(_dir(config), f"{safe_name(session_id)}.json")
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _read(path: str) -> dict[str, Any] | None:
     try:
-        entry = json.loads(path.read_text())
+        with open(path) as f:
+            entry = jsonc.loads(f.read())
     except (OSError, ValueError):
         return None
     return entry if isinstance(entry, dict) and isinstance(entry.get("session_id"), str) else None
 
 
-def _write(path: Path, entry: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _write(path: str, entry: dict[str, Any]) -> None:
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
-        f.write(json.dumps(entry))
+        f.write(jsonc.dumps(entry))
     os.replace(tmp, path)
 
 
-def keep(config: HookConfig, session_id: str, transcript: Path, cwd: Path) -> None:
+def keep(config: HookConfig, session_id: str, transcript: StrPath, cwd: StrPath) -> None:
     """Record that ``session_id`` waits to be captured; what earlier attempts left is kept."""
     path = _file(config, session_id)
     entry = _read(path) or {"session_id": session_id, "attempts": 0, "last_error": None, "since": time.time()}
     # A new token each time: a capture that began before this one cannot take it for done.
-    entry.update(transcript=str(transcript), cwd=str(cwd), token=f"{os.getpid()}-{time.time_ns()}")
+    entry.update(
+        transcript=os.fspath(transcript), cwd=os.fspath(cwd), token=f"{os.getpid()}-{time.time_ns()}"
+    )
     _write(path, entry)
 
 
@@ -90,7 +94,10 @@ def done(config: HookConfig, session_id: str, token: str | None = None) -> None:
     path = _file(config, session_id)
     if token is not None and (_read(path) or {}).get("token") != token:
         return  # kept again since this capture began: what was added waits for its own
-    path.unlink(missing_ok=True)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
 
 
 def failed(config: HookConfig, session_id: str, error: str) -> None:
@@ -110,16 +117,17 @@ def waiting(config: HookConfig) -> list[dict[str, Any]]:
     return _waiting_in(config.state_dir)
 
 
-def _waiting_in(state_dir: Path) -> list[dict[str, Any]]:
+def _waiting_in(state_dir: str) -> list[dict[str, Any]]:
+    folder = _pending_dir(state_dir)
     try:
-        paths = [p for p in _pending_dir(state_dir).iterdir() if p.suffix == ".json" and p.name[0] != "."]
+        names = [n for n in os.listdir(folder) if n.endswith(".json") and n[0] != "."]
     except OSError:
         return []
-    entries = [e for e in (_read(p) for p in paths) if e is not None]
+    entries = [e for e in (_read(os.path.join(folder, n)) for n in names) if e is not None]
     return sorted(entries, key=lambda e: float(e.get("since") or 0))
 
 
-def notice(data_dir: Path) -> str | None:
+def notice(data_dir: StrPath) -> str | None:
     """One line for people when captures failed and still wait: how many, and the last error."""
     state_dir = hooks_dir(data_dir)
     failing = [e for e in _waiting_in(state_dir) if int(e.get("attempts") or 0) > 0]
@@ -129,7 +137,8 @@ def notice(data_dir: Path) -> str | None:
     sessions = "1 session waits" if len(failing) == 1 else f"{len(failing)} sessions wait"
     return (
         f"hybrid-memory: {sessions} to be captured (retried by the next hook and when the memory host "
-        f"starts; see {state_dir / 'hooks.log'}); last error: {_redacted(str(last.get('last_error')))}"
+        f"starts; see {os.path.join(state_dir, 'hooks.log')}); last error: "
+        f"{_redacted(str(last.get('last_error')))}"
     )
 
 
@@ -157,14 +166,14 @@ def attempt(config: HookConfig, session_id: str) -> None:
     entry = _read(_file(config, session_id))
     if entry is None:
         return  # captured meanwhile by another process
-    transcript, token = Path(str(entry.get("transcript"))), entry.get("token")
-    if not transcript.is_file():
+    transcript, token = str(entry.get("transcript")), entry.get("token")
+    if not os.path.isfile(transcript):
         done(config, session_id, token)
         _log(
             config.state_dir, f"capture of session {session_id} dropped: its transcript {transcript} is gone"
         )
         return
-    params = {"session_id": session_id, "transcript": str(transcript), "cwd": str(entry.get("cwd"))}
+    params = {"session_id": session_id, "transcript": transcript, "cwd": str(entry.get("cwd"))}
     try:
         request = wire.capture_request(params)
         ask(config.data_dir, request, timeout_s=config.timeout_s, answer_within_s=ANSWER_S)
@@ -177,8 +186,8 @@ def attempt(config: HookConfig, session_id: str) -> None:
 def settled(config: HookConfig, timeout_s: float) -> bool:
     """Wait (within ``timeout_s``) until no capture hook is in progress: a new session then sees the last
     one. False when one still was."""
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(config.state_dir / CAPTURE_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.makedirs(config.state_dir, exist_ok=True)
+    fd = os.open(os.path.join(config.state_dir, CAPTURE_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -235,8 +244,8 @@ def patiently(
 def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = False) -> int:
     """Capture what waits (all of it with ``everything``, else what failed long enough ago); how many
     stopped waiting. One retry at a time: returns 0 at once when another process retries."""
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(config.state_dir / _RETRY_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.makedirs(config.state_dir, exist_ok=True)
+    fd = os.open(os.path.join(config.state_dir, _RETRY_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -246,7 +255,7 @@ def retry(config: HookConfig, *, skip: Iterable[str] = (), everything: bool = Fa
         if not everything and _command_holding(config) is not None:
             return 0  # no host can start before the command is done: the captures' own processes wait
         # Those whose transcript is gone need no host: they stop waiting whatever the host does.
-        gone = [e for e in due if not Path(str(e.get("transcript"))).is_file()]
+        gone = [e for e in due if not os.path.isfile(str(e.get("transcript")))]
         live = [e for e in due if e not in gone]
         if live and not _host_answers(config, live):
             live = []
@@ -279,7 +288,7 @@ def _host_answers(config: HookConfig, due: list[dict[str, Any]]) -> bool:
     return True
 
 
-def retry_at_start(data_dir: Path) -> int:
+def retry_at_start(data_dir: StrPath) -> int:
     """Capture everything that waits, for a host that has just opened the stores; how many were done."""
     if not _waiting_in(hooks_dir(data_dir)):
         return 0
@@ -323,7 +332,7 @@ def retry_detached(config: HookConfig) -> None:
 
 def detach_streams(config: HookConfig) -> None:
     """A detached hook process: off Claude Code's pipes (it waits for them to close), stderr to the log."""
-    log = os.open(config.state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log = os.open(os.path.join(config.state_dir, "hooks.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
@@ -332,10 +341,12 @@ def detach_streams(config: HookConfig) -> None:
     os.close(log)
 
 
-def _log(state_dir: Path, line: str) -> None:
+def _log(state_dir: str, line: str) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    with contextlib.suppress(OSError):
-        state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(state_dir / "hooks.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.makedirs(state_dir, exist_ok=True)
+        fd = os.open(os.path.join(state_dir, "hooks.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a") as f:
             f.write(f"{stamp} {line}\n")
+    except OSError:
+        return

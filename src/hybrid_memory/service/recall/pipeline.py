@@ -32,7 +32,7 @@ class Recaller:
         config = self.config
         s = state.plan(
             scope,
-            validation.text(query, "query", self._max_chars),
+            validation.query(query, self._max_chars),
             options,
             options.as_of or utcnow(),
             config,

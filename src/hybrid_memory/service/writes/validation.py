@@ -38,14 +38,32 @@ def storable(value: str, what: str) -> str:
 
 def text(value: str, what: str, limit: int) -> str:
     """``value`` stripped; refused when empty, longer than ``limit`` characters, or unstorable."""
+    return _checked(
+        value,
+        what,
+        limit,
+        empty=f"{what} is empty. Pass the text to remember.",
+        shorter="Split it into several notes or messages, or summarise it first.",
+    )
+
+
+def query(value: str, limit: int) -> str:
+    """A search's words stripped; refused as :func:`text` is, with sentences for a search."""
+    return _checked(
+        value,
+        "query",
+        limit,
+        empty="query is empty: pass the words to search the memory for.",
+        shorter="Search for its key words instead.",
+    )
+
+
+def _checked(value: str, what: str, limit: int, *, empty: str, shorter: str) -> str:
     stripped = storable(value, what).strip()
     if not stripped:
-        raise InvalidInputError(f"{what} is empty. Pass the text to remember.")
+        raise InvalidInputError(empty)
     if len(stripped) > limit:
-        raise InvalidInputError(
-            f"{what} has {len(stripped):,} characters; the limit is {limit:,}. "
-            "Split it into several notes or messages, or summarise it first."
-        )
+        raise InvalidInputError(f"{what} has {len(stripped):,} characters; the limit is {limit:,}. {shorter}")
     return stripped
 
 
