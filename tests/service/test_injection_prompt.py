@@ -6,9 +6,10 @@ import anyio
 import anyio.lowlevel
 import pytest
 
+from hybrid_memory.integrations.hosted import limits
 from hybrid_memory.models import MemoryKind, NoteType, RecallResult, Scope
 from hybrid_memory.service import NoteDraft, ThreadDraft
-from hybrid_memory.service.injection import Injector, Limits, prompt
+from hybrid_memory.service.injection import Injector, prompt
 from hybrid_memory.service.recall import RecallOptions
 
 from .conftest import SCOPE, Harness, messages
@@ -36,11 +37,11 @@ async def test_a_one_question_prompt_is_embedded_once(
     )
     asked = _count_embeddings(harness, monkeypatch)
     prompt = "which database should the new invoices table go in"
-    done = await Injector(harness.service).prompt(SCOPE, prompt, "now", None, Limits())
+    done = await Injector(harness.service).prompt(SCOPE, prompt, "now", None, limits())
     assert "[memory:" in done.text  # the note was found: both recalls ran
     assert asked == [prompt]
     await Injector(harness.service).prompt(
-        SCOPE, "and where do the invoices get their numbers", "now", None, Limits()
+        SCOPE, "and where do the invoices get their numbers", "now", None, limits()
     )
     assert asked[1:] == ["and where do the invoices get their numbers"]  # a new prompt is embedded anew
 
@@ -66,7 +67,7 @@ async def test_a_prompt_asking_two_things_embeds_each_question_once(
     asked = _count_embeddings(harness, monkeypatch)
     parts = prompt.prompt_parts(ASKS_TWO)
     assert len(parts) == 2
-    done = await Injector(harness.service).prompt(SCOPE, ASKS_TWO, "now", None, Limits())
+    done = await Injector(harness.service).prompt(SCOPE, ASKS_TWO, "now", None, limits())
     assert "billing sequence" in done.text
     assert sorted(asked) == sorted([ASKS_TWO, *parts])
 
@@ -110,11 +111,11 @@ async def test_the_host_counts_the_tokens_of_a_line_once_across_prompts(
 
     monkeypatch.setattr(harness.embedder, "count_tokens", counting)
     injector = Injector(harness.service)
-    first = await injector.prompt(SCOPE, ASKS_TWO, "now", None, Limits())
+    first = await injector.prompt(SCOPE, ASKS_TWO, "now", None, limits())
     assert first.text
     assert counted
     counted.clear()
-    again = await injector.prompt(SCOPE, ASKS_TWO, "later", None, Limits())
+    again = await injector.prompt(SCOPE, ASKS_TWO, "later", None, limits())
     assert again == first
     assert counted == []
 
@@ -137,7 +138,7 @@ async def test_session_start_shows_a_classified_note_only_when_the_finder_was_co
         "Move the lead sequence field together with the magnitude.", "captured", "classified", "p:0.946"
     )
     unknown = await note("Use the old cron job for the weather refresh.", "captured", "classified")
-    done = await Injector(harness.service).session_start(SCOPE, "new", Limits())
+    done = await Injector(harness.service).session_start(SCOPE, "new", limits())
     assert said in done.ids
     assert sure in done.ids
     assert unsure not in done.ids

@@ -21,6 +21,7 @@ import anyio.abc
 
 from hybrid_memory.errors import InvalidInputError
 from hybrid_memory.host import wire
+from hybrid_memory.integrations.config import HOOK_VARIABLES
 from hybrid_memory.models import Scope
 from hybrid_memory.projects import legacy_project_name, project_name, root_uri
 from hybrid_memory.service.injection import Injection, Injector, Limits
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 ANSWER_WITHIN_S = 60.0
 """The longest a host that stops waits for an injection in progress."""
+
+_DEFAULTS = {variable.field: variable.default for variable in HOOK_VARIABLES}
 
 _injectors: weakref.WeakKeyDictionary[MemoryService, Injector] = weakref.WeakKeyDictionary()
 """The host's injector, kept from one hook to the next (it remembers what it counted)."""
@@ -51,14 +54,14 @@ async def session_scope(app: AppContext, cwd: Path | None) -> Scope:
     return scope
 
 
-def _limits(raw: Any) -> Limits:
-    given = raw if isinstance(raw, dict) else {}
-    default = Limits()
+def limits(raw: Any = None) -> Limits:
+    """The limits a hook sent (``raw``), each one it left out at the hooks' default."""
+    given = {**_DEFAULTS, **(raw if isinstance(raw, dict) else {})}
     return Limits(
-        context_tokens=int(given.get("context_tokens", default.context_tokens)),
-        prompt_tokens=int(given.get("prompt_tokens", default.prompt_tokens)),
-        min_match=float(given.get("min_match", default.min_match)),
-        min_note_match=float(given.get("min_note_match", default.min_note_match)),
+        context_tokens=int(given["context_tokens"]),
+        prompt_tokens=int(given["prompt_tokens"]),
+        min_match=float(given["min_match"]),
+        min_note_match=float(given["min_note_match"]),
     )
 
 
@@ -67,19 +70,19 @@ async def inject(app: AppContext, params: dict[str, Any]) -> Injection:
     event = params.get("event")
     cwd = Path(params["cwd"]) if isinstance(params.get("cwd"), str) and params["cwd"] else None
     session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else None
-    limits = _limits(params.get("limits"))
+    asked = limits(params.get("limits"))
     await app.ready()
     scope = await session_scope(app, cwd)
     injector = _injectors.get(app.service)
     if injector is None:
         injector = _injectors[app.service] = Injector(app.service)
     if event == wire.SESSION_START:
-        return await injector.session_start(scope, session_id, limits)
+        return await injector.session_start(scope, session_id, asked)
     if event == wire.PROMPT:
         prompt = params.get("prompt")
         if not isinstance(prompt, str):
             raise InvalidInputError("a prompt injection needs the prompt's text (params.prompt)")
-        return await injector.prompt(scope, prompt, session_id, cwd, limits)
+        return await injector.prompt(scope, prompt, session_id, cwd, asked)
     known = f"{wire.SESSION_START!r} or {wire.PROMPT!r}"
     raise InvalidInputError(f"unknown injection event {event!r}; use {known}")
 

@@ -28,12 +28,13 @@ CONTEXT_SCAN_TOKENS = 4000
 
 @dataclass(frozen=True)
 class Limits:
-    """The hooks' budgets and thresholds (``HYBRID_MEMORY_HOOK_*``, read by the hook and sent along)."""
+    """The hooks' budgets and thresholds (``HYBRID_MEMORY_HOOK_*``, read by the hook and sent along; their
+    defaults are the hooks' own, :data:`hybrid_memory.integrations.config.HOOK_VARIABLES`)."""
 
-    context_tokens: int = 800
-    prompt_tokens: int = 300
-    min_match: float = 0.3
-    min_note_match: float = 0.1
+    context_tokens: int
+    prompt_tokens: int
+    min_match: float
+    min_note_match: float
 
 
 @dataclass
