@@ -70,3 +70,13 @@ def test_a_payload_with_a_wrong_value_is_refused_by_validation() -> None:
 
     with pytest.raises(ValidationError, match="tokens"):
         common.payload_to_memory(ID, payload)
+
+
+@pytest.mark.parametrize("given", [ID, ID.upper(), ID.replace("-", ""), "{" + ID + "}", "urn:uuid:" + ID])
+def test_an_id_in_any_form_of_a_uuid_names_the_point_of_its_canonical_form(given: str) -> None:
+    assert common.point_id(given) == ID
+
+
+@pytest.mark.parametrize("given", [ID + " ", ID[:-1], ID[:-1] + "g", "not-an-id", ""])
+def test_an_id_that_is_no_uuid_names_no_point(given: str) -> None:
+    assert common.point_id(given) is None

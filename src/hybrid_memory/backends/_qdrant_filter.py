@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,8 +20,14 @@ def utc_iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat()
 
 
+_CANONICAL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""A UUID already in canonical form (what every stored id is): its own point id, parsed no further."""
+
+
 def point_id(memory_id: str) -> str | None:
     """The canonical form of a UUID id; None for anything else (no point can have it)."""
+    if type(memory_id) is str and _CANONICAL.fullmatch(memory_id):
+        return memory_id
     try:
         return str(uuid.UUID(memory_id))
     except (ValueError, AttributeError, TypeError):

@@ -157,9 +157,12 @@ def fuse(state: RecallState, config: RecallConfig) -> None:
 
 def _rules(state: RecallState, config: RecallConfig) -> None:
     """The rules over the candidates' memories, each after fusion in turn (``fuse``)."""
+    asking = _questions(state) if config.question_factor < 1.0 or config.answers_first else {}
     if config.question_factor < 1.0:
-        state.fused = ranking.yield_questions(state.fused, _questions(state), factor=config.question_factor)
-    questions = _questions(state, pure=config.pure_questions) if config.answers_first else {}
+        state.fused = ranking.yield_questions(state.fused, asking, factor=config.question_factor)
+    questions: dict[str, Memory] = asking if config.answers_first else {}
+    if questions and config.pure_questions:  # the turns that ask and state nothing
+        questions = {i: m for i, m in questions.items() if only_asks(m.text)}
     if config.own_words_first:
         prev_of = {
             i: p for i, m in state.memories.items() if (p := m.prev_id) is not None and p not in questions
@@ -228,9 +231,9 @@ def _after(memories: dict[str, Memory], later: str, earlier: str) -> bool:
     return False
 
 
-def _questions(state: RecallState, *, pure: bool = False) -> dict[str, Memory]:
-    """The candidates that are turns asking a question (``pure``: and stating nothing), by id."""
-    return {i: m for i, m in state.memories.items() if _asks(m) and (not pure or only_asks(m.text))}
+def _questions(state: RecallState) -> dict[str, Memory]:
+    """The candidates that are turns asking a question, by id."""
+    return {i: m for i, m in state.memories.items() if _asks(m)}
 
 
 def rank(state: RecallState, config: RecallConfig) -> None:
