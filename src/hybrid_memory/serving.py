@@ -81,9 +81,10 @@ async def _serve_async(args: argparse.Namespace, settings: Settings, lock_fd: in
 
     async def open_stores() -> None:
         # A store that cannot open stops the server from the lifespan, as any server's does: once it
-        # listens, so the hooks and clients that came are told why.
+        # listens, so the hooks and clients that came are told why. The opening imports once the tools'
+        # thread has (see _MemoryServer.imported).
         with contextlib.suppress(Exception):
-            await opening.run()
+            await opening.run(after=getattr(host.server, "imported", None))
 
     async with anyio.create_task_group() as tg:
         # The protocol stack first, so that the client's handshake is answered as soon as it can be; the

@@ -70,6 +70,7 @@ async def serving_app(
     *,
     on_open: Callable[[], None] | None = None,
     opening: StoreOpening | None = None,
+    imported: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[AppContext]:
     """The server's lifespan: yields at once, so the handshake never waits on the stores.
 
@@ -98,7 +99,7 @@ async def serving_app(
             # Opened once the handshake is over, or OPEN_WITHIN_S after start: a store that cannot open
             # stops this server after its first client has been told why.
             opening = StoreOpening(settings, embedder, on_open)
-            tg.start_soon(opening.run, partial(app.wanted, OPEN_WITHIN_S))
+            tg.start_soon(opening.run, partial(_after, app.wanted, OPEN_WITHIN_S, imported))
         tg.start_soon(partial(attach, opening, taken_over=taken_over))
         try:
             yield app
@@ -106,6 +107,17 @@ async def serving_app(
             # Not cancelled: the stores open (or fail loudly, e.g. locked by another process), then close.
             app.want()
             await opening.close()
+
+
+async def _after(
+    wanted: Callable[[float], Awaitable[object]],
+    within_s: float,
+    imported: Callable[[], Awaitable[None]] | None,
+) -> None:
+    """What a server's own opening waits for: a client's wish (or ``within_s``), then its imports done."""
+    await wanted(within_s)
+    if imported is not None:
+        await imported()
 
 
 def _new_app(settings: Settings) -> AppContext:
@@ -122,25 +134,49 @@ class _MemoryServer(MCPServer[AppContext]):
         self._tool_set: ToolSet = tool_set
         self._tools_built = False
         self._tools_lock = threading.Lock()
+        self._importing: threading.Event | None = None
         self.running: Callable[[], Awaitable[AppContext]] | None = None
         """Waits until the stores are open (set by :func:`build_server`)."""
 
     def build_tools_in_background(self) -> None:
         """Build the tools on a thread of their own now, while the stores open (their wait is mostly
         the disk's); the first request that needs them waits for that build instead of starting one."""
-        threading.Thread(target=self._ensure_tools, name="tool-schemas", daemon=True).start()
+        if self._importing is None:
+            self._importing = threading.Event()
+            threading.Thread(target=self._ensure_tools, name="tool-schemas", daemon=True).start()
+
+    async def imported(self) -> None:
+        """Returns once the tools' modules (most of the package) are imported, on their thread (started here
+        if it was not).
+
+        The stores' opening waits for it: Python 3.11 can raise a false ``_DeadlockError`` when one
+        thread imports a package while another imports a module of it (CPython gh-83065), and the
+        opening imports the stores, the service and the model's modules.
+        """
+        self.build_tools_in_background()
+        importing = self._importing
+        if importing is not None and not importing.is_set():
+            await anyio.to_thread.run_sync(importing.wait, abandon_on_cancel=True)
 
     def _ensure_tools(self) -> None:
-        if self._tools_built:
-            return
-        with self._tools_lock:
+        try:
             if self._tools_built:
                 return
-            from hybrid_memory.tools.registry import build_tools  # every tool: once the server runs
+            with self._tools_lock:
+                if self._tools_built:
+                    return
+                from hybrid_memory.tools.registry import build_tools  # every tool: once the server runs
 
-            # The SDK takes finished tools only in its constructor; their lean schemas are set there.
-            self._tool_manager = ToolManager(tools=build_tools(self._tool_set))
-            self._tools_built = True
+                self._imported()
+                # The SDK takes finished tools only in its constructor; their lean schemas are set there.
+                self._tool_manager = ToolManager(tools=build_tools(self._tool_set))
+                self._tools_built = True
+        finally:
+            self._imported()  # however it ended: nothing waits for ever
+
+    def _imported(self) -> None:
+        if self._importing is not None:
+            self._importing.set()
 
     async def list_tools(self) -> list[MCPTool]:
         self._ensure_tools()
@@ -194,7 +230,9 @@ def build_server(
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         server.build_tools_in_background()
         taken = early.pop() if early else None
-        async with serving_app(settings, embedder, on_open=on_open, opening=taken) as app:
+        async with serving_app(
+            settings, embedder, on_open=on_open, opening=taken, imported=server.imported
+        ) as app:
             opened.append(app)
             try:
                 yield app
