@@ -7,10 +7,12 @@ from calling anything else (telemetry, error reports, auto-update, feature flags
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,19 +106,36 @@ def host_pids(data_dir: Path) -> list[int]:
     return pids
 
 
-def message_counts(data_dir: Path, cwd: Path, *, start: bool = False) -> dict[str, int]:
-    """Message memories per thread of ``cwd``'s project (a captured thread holds its digest and notes too)."""
-    from hybrid_memory.host.client import connect
+def message_counts(data_dir: Path, cwd: Path) -> dict[str, int]:
+    """Message memories per thread of ``cwd``'s project (a captured thread holds its digest and notes too),
+    counted in what ``hybrid-memory export`` writes of the project: every one, however many a thread holds."""
+    from hybrid_memory.projects import project_name, root_uri
 
-    with connect(data_dir, cwd, timeout_s=60, start=start) as host:
-        threads = host.call_tool("list_threads", {})["threads"]
-        ask = {"query": "what was said", "kinds": ["message"], "limit": 50, "with_context": False}
-        return {
-            t["thread_id"]: len(
-                host.call_tool("recall_memory", {**ask, "thread_id": t["thread_id"]})["results"]
-            )
-            for t in threads
-        }
+    project = project_name(root_uri(cwd))  # what the hooks' host names the project of a session in ``cwd``
+    assert project is not None
+    with tempfile.TemporaryDirectory() as folder:
+        exported = Path(folder) / "export.jsonl"
+        subprocess.run(
+            [
+                str(Path(sys.executable).parent / "hybrid-memory"),
+                "export",
+                "--quiet",
+                "--project",
+                project,
+                str(exported),
+            ],
+            env=hook_env(data_dir),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        lines = [json.loads(line) for line in exported.read_text().splitlines()[1:]]
+    counts: dict[str, int] = {}
+    for item in lines:
+        if item.get("item") == "memory" and item.get("kind") == "message":
+            counts[item["thread_id"]] = counts.get(item["thread_id"], 0) + 1
+    return counts
 
 
 def stop_hosts(data_dir: Path, timeout_s: float = 60) -> None:

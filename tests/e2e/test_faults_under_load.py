@@ -155,7 +155,7 @@ def test_sessions_captured_while_the_host_is_killed_and_commands_join_lose_nothi
 
     _until(lambda: not _pending(data_dir) and not _hook_pids(data_dir), 600, "every capture done")
     assert killer.kills >= 3
-    assert message_counts(data_dir, cwd, start=True) == {f"load-{s}": 2 * turn for s in range(SESSIONS)}
+    assert message_counts(data_dir, cwd) == {f"load-{s}": 2 * turn for s in range(SESSIONS)}
     assert not _pending(data_dir)
     told = [p.stderr for p in hooks + commands] + [_log(data_dir)]
     assert not [t for t in told if "unexpected error" in t]

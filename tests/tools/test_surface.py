@@ -140,6 +140,41 @@ async def test_fifty_long_notes_recalled_and_walked_stay_within_the_budget(
     assert "left out to stay within max_tokens" in text_of(answers["recall"])
 
 
+async def test_forty_short_turns_past_the_budget_come_back_whole_as_many_as_fit(
+    server: MCPServer[Any], embedder: Embedder
+) -> None:
+    turns = [
+        {
+            "role": "assistant",
+            "id": f"t{n}",
+            "content": f"In region {n} the invoices run in batches of {n + 2} hundred.",
+        }
+        for n in range(40)
+    ]
+    async with Client(server) as client:
+        await call(client, "remember_thread", thread_id="regions", messages=turns)
+        answer = await client.call_tool(
+            "recall_memory",
+            {"query": "what was said", "thread_id": "regions", "limit": 50, "with_context": False},
+        )
+        everything = await call(
+            client,
+            "recall_memory",
+            query="what was said",
+            thread_id="regions",
+            limit=50,
+            with_context=False,
+            max_tokens=MAX_TOKENS,
+        )
+    kept = answer.structured_content["results"]
+    assert len(everything["results"]) == 40
+    # A short turn cut would carry a marker longer than its text: the turns that fit come back whole,
+    # the rest are left out (each line costs some 60 tokens of the 2,000).
+    assert len(kept) >= 30
+    assert [h["text"] for h in kept] == [h["text"] for h in everything["results"][: len(kept)]]
+    assert embedder.count_tokens(text_of(answer)) <= DEFAULT_TOKENS
+
+
 async def test_an_openai_format_thread_is_accepted_with_exact_skip_counts(server: MCPServer[Any]) -> None:
     messages = [
         {"role": "system", "content": "You are a booking assistant."},

@@ -136,6 +136,31 @@ def test_recall_within_its_budget_cuts_the_long_hit_and_keeps_the_short_ones() -
     assert Words().count_tokens(render.render(bounded)) <= 300
 
 
+class Letters:
+    """A tokenizer where every character but a space is a token: a citation costs as much as a short text."""
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.token_spans(text))
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
+
+
+def test_short_hits_past_the_budget_are_left_out_whole_rather_than_cut_to_their_markers() -> None:
+    result = RecallResult(
+        query="q",
+        results=[
+            hit(f"{i:08d}-0000-4000-8000-000000000000", f"in region {i} the invoices run") for i in range(40)
+        ],
+    )
+    line = Letters().count_tokens(render.hit_line(result.results[0])) + 1
+    answer = present(result, {"max_tokens": 30 * line}, Letters())
+    kept = answer.structured_content["results"]  # type: ignore[index]
+    assert 25 <= len(kept) <= 30
+    assert [h["text"] for h in kept] == [h.text for h in result.results[: len(kept)]]
+    assert Letters().count_tokens(answer.content[0].text) <= 30 * line  # type: ignore[union-attr]
+
+
 def test_items_past_the_budget_are_left_out_and_the_next_page_starts_after_the_kept_ones() -> None:
     threads = ThreadList(
         threads=[ThreadInfo(thread_id=f"t{i}", memories=i) for i in range(100)], next_offset=None

@@ -32,6 +32,9 @@ MAX_TOKENS = 8_000
 MIN_TOKENS = 100
 MIN_ITEM_TOKENS = 48
 """Below this share an item is no longer worth cutting: the last items are left out instead."""
+MIN_CUT_TOKENS = 8
+"""The least of its text a cut item keeps beside its marker: an item whose share leaves less is not cut,
+since its marker (the ``read_memory`` call, some 35 tokens) would cost more than the text it replaces."""
 CHARS_PER_TOKEN_GUESS = 8
 """Characters tokenized first per wanted token: twice English prose's, grown when too few."""
 
@@ -135,23 +138,41 @@ def fit(items: Sequence[T], budget: int, tokens: Tokenizer, lines: Lines) -> Fit
     # A line longer than the whole budget costs budget + 1: it is cut whatever its length.
     costs = [min(len(_head_spans(lines.line(item), budget, tokens)[0]), budget + 1) + 1 for item in items]
     field = lines.field
+    overheads: dict[int, int] = {}
     for n in range(len(items), 0, -1):
         level = water_level(costs[:n], budget)
         if level is None:
             return Fitted(list(items[:n]), len(items) - n)
-        if field is not None and (level >= MIN_ITEM_TOKENS or n == 1):
-            kept = [
-                item if cost <= level else _cut_item(item, field, level, tokens, lines)
-                for item, cost in zip(items[:n], costs, strict=False)
-            ]
-            return Fitted(kept, len(items) - n)
+        if field is None or (level < MIN_ITEM_TOKENS and n > 1):
+            continue
+        over = [i for i in range(n) if costs[i] > level]
+        for i in over:
+            if i not in overheads:
+                overheads[i] = _overhead(items[i], field, tokens, lines)
+        # An item is cut only where the level leaves room for its marker and some of its text; else
+        # fewer items are kept, each with more room.
+        if n > 1 and any(level - overheads[i] < MIN_CUT_TOKENS for i in over):
+            continue
+        kept = [
+            _cut_item(item, field, level - overheads[i], tokens, lines) if cost > level else item
+            for i, (item, cost) in enumerate(zip(items[:n], costs, strict=False))
+        ]
+        return Fitted(kept, len(items) - n)
     return Fitted([], len(items))
 
 
-def _cut_item(item: T, field: str, level: int, tokens: Tokenizer, lines: Lines) -> T:
-    overhead = tokens.count_tokens(lines.line(item.model_copy(update={field: ""}))) + 1
+def _overhead(item: T, field: str, tokens: Tokenizer, lines: Lines) -> int:
+    """What a cut ``item`` costs besides its kept text: its line without the text, and the marker."""
     text = getattr(item, field)
-    return item.model_copy(update={field: cut(text, max(level - overhead, 8), tokens, lines.memory_id(item))})
+    marker = _marker(lines.memory_id(item), len(text), len(text))
+    return tokens.count_tokens(lines.line(item.model_copy(update={field: ""})) + marker) + 1
+
+
+def _cut_item(item: T, field: str, room: int, tokens: Tokenizer, lines: Lines) -> T:
+    """``item`` with its text cut to ``room`` tokens besides its marker."""
+    text = getattr(item, field)
+    marker = tokens.count_tokens(_marker(lines.memory_id(item), len(text), len(text)))
+    return item.model_copy(update={field: cut(text, max(room, 1) + marker, tokens, lines.memory_id(item))})
 
 
 def _cut_field(result: T, field: str, budget: int, tokens: Tokenizer, memory_id: str) -> T:
