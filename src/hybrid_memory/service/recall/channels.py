@@ -18,7 +18,7 @@ from hybrid_memory.service.recall.state import RecallState
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     """What one channel returned: its ranking, and the memories and notes it named."""
 

@@ -19,7 +19,7 @@ from datetime import datetime
 DEFAULT_IMPORTANCE = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChannelHit:
     """One candidate as one channel saw it."""
 
@@ -40,7 +40,7 @@ class Weights:
     half_life_days: float = 30.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fused:
     """A candidate after fusion: its relevance and how each channel ranked it."""
 
@@ -83,7 +83,7 @@ RESORT_SHARE = 8
 """``in_order`` sorts the whole list again once one item in this many moved."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ranked:
     id: str
     score: float
