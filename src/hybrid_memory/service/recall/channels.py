@@ -147,6 +147,10 @@ async def gather(state: RecallState, channels: Mapping[str, Search], timeout_s: 
             return
         absorb(state, name, found)
 
+    if len(channels) == 1:  # nothing to overlap (the dense search once the query is embedded): no task
+        [(name, search)] = channels.items()
+        await one(name, search)
+        return
     async with anyio.create_task_group() as tg:
         for name, search in channels.items():
             tg.start_soon(one, name, search)
