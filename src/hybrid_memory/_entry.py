@@ -29,6 +29,12 @@ def main() -> int:
         from hybrid_memory.integrations.config import HookConfig
 
         return serve_relay(Path(HookConfig.from_env().data_dir))
+    if argv[:1] == ["serve"] and "--headless" in argv:
+        # What a client starts when it finds no host: ends at once when one hosts already.
+        from hybrid_memory.host.lock import claim_for_headless
+
+        if not claim_for_headless(argv):
+            return 0
     from hybrid_memory.cli import main as cli
 
     return cli(argv)

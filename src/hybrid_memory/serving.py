@@ -56,11 +56,13 @@ def serve(args: argparse.Namespace, settings: Settings) -> NoReturn:
 
 def _lock_at_once(settings: Settings, args: argparse.Namespace) -> int | None:
     """The host lock, for a stdio server that is to host the store (no process holds it): taken first, so
-    the stores open as soon as the server is built. None otherwise (the usual wait decides; a headless host
-    opens its stores once its first client asks, so a store that cannot open tells that client why)."""
-    from hybrid_memory.host.lock import SERVER, socket_fits, try_lock
+    the stores open as soon as the server is built; for a headless host, the lock it took before the CLI
+    loaded. None otherwise (the usual wait decides)."""
+    from hybrid_memory.host.lock import SERVER, claimed, socket_fits, try_lock
 
-    if args.transport == "http" or args.headless or args.detached_host:
+    if args.headless:
+        return claimed()  # taken before the CLI loaded, when the data dir was given by --data-dir
+    if args.transport == "http" or args.detached_host:
         return None
     if not socket_fits(settings.data_dir):
         return None  # the server refuses this data dir: it says why before anything opens
@@ -73,8 +75,10 @@ async def _serve_async(args: argparse.Namespace, settings: Settings, lock_fd: in
     from hybrid_memory.server import heap
     from hybrid_memory.server.opening import StoreOpening
 
-    if lock_fd is None:  # a relay to a running host, or an HTTP server: nothing opens before the server
-        await _run_host(args, settings, _build_host(settings, None, None))
+    if lock_fd is None or args.headless:
+        # A relay to a running host, an HTTP server, or a headless host (which opens its stores once its
+        # first client asks, so that a store that cannot open tells that client why): nothing opens yet.
+        await _run_host(args, settings, _build_host(settings, None, lock_fd))
         return
     # This process hosts: the model loads and the stores open once the protocol stack is built.
     opening = StoreOpening(settings, on_open=heap.settle)

@@ -86,3 +86,44 @@ def test_a_headless_host_exits_once_no_client_has_connected_for_its_idle_period(
     assert "no client for 1 s: the headless host exits" in stderr.decode()
     assert stats["items"] == 0
     assert host_pids(data_dir) == []
+
+
+def test_a_headless_host_started_while_another_hosts_ends_before_it_loads_the_server(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    first = subprocess.Popen(
+        [COMMAND, "serve", "--headless", "--data-dir", str(data_dir)],
+        env=server_env(data_dir),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with connect(data_dir, tmp_path, timeout_s=120, start=False) as client:
+            client.call_tool("memory_stats", {})
+            # What a client that found no host starts, run as the entry point runs it; it reports which
+            # of the server's modules it loaded before it ended.
+            second = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import sys; from hybrid_memory._entry import main; code = main(); print(code, "
+                    "sorted(m for m in ('mcp', 'pydantic', 'hybrid_memory.cli') if m in sys.modules))",
+                    "serve",
+                    "--headless",
+                    "--data-dir",
+                    str(data_dir),
+                ],
+                env=server_env(data_dir),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert client.call_tool("memory_stats", {})["items"] == 0  # the first host answers on
+        assert second.stdout.strip() == "0 []", second.stderr
+        assert second.stderr.strip() == f"another process already hosts the memory store in {data_dir}"
+        assert host_pids(data_dir) == [first.pid]
+    finally:
+        stop_hosts(data_dir)
+        first.wait(60)

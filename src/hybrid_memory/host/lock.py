@@ -159,3 +159,39 @@ def command_holding(data_dir: StrPath) -> str | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+_claimed: list[int] = []
+"""The host lock a headless host took before it loaded anything (:func:`claim_for_headless`)."""
+
+
+def claim_for_headless(argv: list[str]) -> bool:
+    """Take the host lock for ``hybrid-memory serve --headless --data-dir DIR`` before anything loads.
+
+    Every client that finds no host starts one, so several often start at once; all but one find
+    the lock held. Checked here, such a start ends in the time Python starts, where building the
+    server first cost a second or more of CPU each. False when another process holds the lock (the
+    caller ends); True otherwise, the lock kept for :func:`claimed` when this process took it. A
+    data dir given otherwise than by ``--data-dir``, or one that cannot be locked here, is left to
+    the server to lock and report as it always does.
+    """
+    data_dir = next(
+        (argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--data-dir"),
+        next((arg.split("=", 1)[1] for arg in argv if arg.startswith("--data-dir=")), None),
+    )
+    if not data_dir or not socket_fits(data_dir):
+        return True
+    try:
+        fd = try_lock(data_dir, SERVER)
+    except OSError:
+        return True
+    if fd is None:
+        print(f"another process already hosts the memory store in {data_dir}", file=sys.stderr)
+        return False
+    _claimed.append(fd)
+    return True
+
+
+def claimed() -> int | None:
+    """The host lock :func:`claim_for_headless` took (handed over once), or None."""
+    return _claimed.pop() if _claimed else None
