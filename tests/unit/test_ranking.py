@@ -14,11 +14,13 @@ from hybrid_memory.service.recall.ranking import (
     Ranked,
     Weights,
     answers_first,
+    by_order,
     dedupe_by,
     expand_adjacent,
     expand_linked,
     final_scores,
     history_last,
+    in_order,
     own_words_first,
     pack_to_budget,
     recency,
@@ -293,3 +295,17 @@ def test_fusion_stages_keep_the_order_of_relevance_then_best_rank_then_id() -> N
     assert [f.id for f in out] == ["x", "b", "c", "z", "a"]
     assert [f.id for f in own_words_first(out, {})] == ["x", "b", "c", "z", "a"]
     assert [f.order for f in out][:2] == [(-1.0, 1, "x"), (-0.5, 1, "b")]
+
+
+@pytest.mark.parametrize(
+    "moved", [{"c07"}, {"c00", "c19"}, {"c03", "c04", "c05"}, {f"c{n:02}" for n in range(12)}]
+)
+def test_in_order_puts_the_moved_candidates_where_a_whole_sort_would(moved: set[str]) -> None:
+    ordered = sorted(
+        (Fused(f"c{n:02}", 1.0 - n / 40, {"dense": n % 3 + 1}, {}) for n in range(20)), key=by_order
+    )
+    changed = [
+        Fused(f.id, 0.9 - f.relevance / 2, {"keyword": 2}, {}) if f.id in moved else f for f in ordered
+    ]
+    assert [f.id for f in in_order(list(changed), moved)] == [f.id for f in sorted(changed, key=by_order)]
+    assert in_order(ordered, set()) is ordered

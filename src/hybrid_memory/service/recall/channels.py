@@ -18,7 +18,7 @@ from hybrid_memory.service.recall.state import RecallState
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     """What one channel returned: its ranking, and the memories and notes it named."""
 
@@ -147,6 +147,10 @@ async def gather(state: RecallState, channels: Mapping[str, Search], timeout_s: 
             return
         absorb(state, name, found)
 
+    if len(channels) == 1:  # nothing to overlap (the dense search once the query is embedded): no task
+        [(name, search)] = channels.items()
+        await one(name, search)
+        return
     async with anyio.create_task_group() as tg:
         for name, search in channels.items():
             tg.start_soon(one, name, search)

@@ -90,4 +90,4 @@ def lift(fused: Sequence[ranking.Fused], inside: Collection[str], amount: float)
         ranking.Fused(f.id, min(1.0, f.relevance + amount), f.ranks, f.scores) if f.id in inside else f
         for f in fused
     ]
-    return ranking.in_order(out, any(f.id in inside for f in fused))
+    return ranking.in_order(out, inside)

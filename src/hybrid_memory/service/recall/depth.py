@@ -30,7 +30,6 @@ from hybrid_memory.service.recall import dates, expand, outcomes, ranking, speak
 from hybrid_memory.service.recall.channels import KEYWORD_CHANNELS, VECTOR_CHANNELS, skip
 from hybrid_memory.service.recall.config import RecallConfig
 from hybrid_memory.service.recall.state import RecallState
-from hybrid_memory.text.questions import ends_asking
 
 FIRST = 2
 ROUND = 10
@@ -72,7 +71,7 @@ def leans_on(memory: Memory) -> Iterable[str]:
     if memory.prev_id is not None:
         yield memory.prev_id
     if memory.next_id is not None and (
-        ends_asking(memory.text) or memory.chunk_index < memory.chunk_count - 1
+        state.text_asks(memory.text) or memory.chunk_index < memory.chunk_count - 1
     ):
         yield memory.next_id
 

@@ -60,4 +60,4 @@ def last_word_first(
             continue
         lifted[last.id] = ranking.Fused(last.id, top.relevance, last.ranks, last.scores)
         lifted[top.id] = ranking.Fused(top.id, below * top.relevance, top.ranks, top.scores)
-    return ranking.in_order([lifted.get(f.id, by_id[f.id]) for f in fused], bool(lifted))
+    return ranking.in_order([lifted.get(f.id, by_id[f.id]) for f in fused], lifted)

@@ -11,6 +11,7 @@ score, and the final score mixes relevance with recency and importance.
 from __future__ import annotations
 
 import math
+from bisect import insort
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +19,7 @@ from datetime import datetime
 DEFAULT_IMPORTANCE = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChannelHit:
     """One candidate as one channel saw it."""
 
@@ -39,7 +40,7 @@ class Weights:
     half_life_days: float = 30.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fused:
     """A candidate after fusion: its relevance and how each channel ranked it."""
 
@@ -59,14 +60,30 @@ def by_order(f: Fused) -> tuple[float, int, str]:
     return (-f.relevance, min(f.ranks.values()), f.id)
 
 
-def in_order(fused: list[Fused], changed: bool) -> list[Fused]:
-    """``fused`` sorted by ``Fused.order``; a stage that changed nothing in a sorted list keeps it as is."""
-    if changed:
+def in_order(fused: list[Fused], changed: Collection[str]) -> list[Fused]:
+    """``fused`` sorted by ``Fused.order``, where the items whose id is not in ``changed`` are in order.
+
+    A stage that changed nothing keeps the list as is; one that changed a few takes them out and
+    puts each back in its place, reading the sort key of a few items instead of every one. The
+    order is a total one (ids are distinct), so it is that of sorting the whole list.
+    """
+    moved = [f for f in fused if f.id in changed] if changed else []
+    if not moved:
+        return fused
+    if len(moved) * RESORT_SHARE >= len(fused):
         fused.sort(key=by_order)
-    return fused
+        return fused
+    kept = [f for f in fused if f.id not in changed]
+    for f in moved:
+        insort(kept, f, key=by_order)
+    return kept
 
 
-@dataclass(frozen=True)
+RESORT_SHARE = 8
+"""``in_order`` sorts the whole list again once one item in this many moved."""
+
+
+@dataclass(frozen=True, slots=True)
 class Ranked:
     id: str
     score: float
@@ -89,6 +106,20 @@ class Tally:
         self.totals[hit.id] = self.totals.get(hit.id, 0.0) + value
         self.ranks.setdefault(hit.id, {})[channel] = hit.rank
         self.scores.setdefault(hit.id, {})[channel] = hit.score
+
+    def add_all(self, channel: str, hits: Iterable[ChannelHit], values: Iterable[float]) -> None:
+        """``add`` for each hit and its value, in one loop (fusion adds every hit of every channel)."""
+        totals, ranks, scores = self.totals, self.ranks, self.scores
+        for hit, value in zip(hits, values, strict=True):
+            i = hit.id
+            totals[i] = totals.get(i, 0.0) + value
+            known = ranks.get(i)
+            if known is None:
+                ranks[i] = {channel: hit.rank}
+                scores[i] = {channel: hit.score}
+            else:
+                known[channel] = hit.rank
+                scores[i][channel] = hit.score
 
     def fused(self, ceiling: float) -> list[Fused]:
         """Totals over ``ceiling``, best first; ties by best single rank, then id."""
@@ -120,8 +151,7 @@ def rrf(
             continue
         w = weights.get(name, 1.0)
         ceiling += w / (k + 1)
-        for hit in hits:
-            tally.add(name, hit, w / (k + hit.rank))
+        tally.add_all(name, hits, [w / (k + hit.rank) for hit in hits])
     return tally.fused(ceiling)
 
 
@@ -146,9 +176,10 @@ def score_fusion(
         ceiling += w
         top, bottom = max(h.score for h in hits), min(h.score for h in hits)
         spread = top - bottom
-        for hit in hits:
-            norm = (hit.score - bottom) / spread if spread > 0 else 1.0
-            tally.add(name, hit, w * norm)
+        if spread > 0:
+            tally.add_all(name, hits, [w * ((hit.score - bottom) / spread) for hit in hits])
+        else:
+            tally.add_all(name, hits, [w * 1.0 for _ in hits])
     return tally.fused(ceiling)
 
 
@@ -168,7 +199,7 @@ def expand_adjacent(
     ``channel`` with the parent's rank. Order: by relevance, as after fusion.
     """
     by_id = {f.id: f for f in fused}
-    changed = False
+    changed: set[str] = set()
     for rank, parent in enumerate(fused[:top], 1):
         inherited = share * parent.relevance
         for neighbour in adjacent.get(parent.id, ()):
@@ -180,7 +211,7 @@ def expand_adjacent(
             ranks[channel] = rank
             scores[channel] = inherited
             by_id[neighbour] = Fused(id=neighbour, relevance=inherited, ranks=ranks, scores=scores)
-            changed = True
+            changed.add(neighbour)
     return in_order(list(by_id.values()), changed)
 
 
@@ -211,7 +242,7 @@ def expand_linked(
         scores = {**(current.scores if current else {}), channel: gain}
         relevance = max(own, min(own + gain, below * cap))
         by_id[note_id] = Fused(id=note_id, relevance=relevance, ranks=ranks, scores=scores)
-    return in_order(list(by_id.values()), bool(gains))
+    return in_order(list(by_id.values()), gains)
 
 
 def recency(created_at: datetime, now: datetime, *, half_life_days: float) -> float:
@@ -306,7 +337,7 @@ def own_words_first(
     """
     by_id = {f.id: f for f in fused}
     out = []
-    changed = False
+    changed: set[str] = set()
     for f in fused:
         before = by_id.get(prev_of.get(f.id, ""))
         if (
@@ -316,7 +347,7 @@ def own_words_first(
             and before.scores.get(own, 0.0) >= f.scores.get(own, 0.0)
         ):
             f = Fused(id=f.id, relevance=below * before.relevance, ranks=f.ranks, scores=f.scores)
-            changed = True
+            changed.add(f.id)
         out.append(f)
     return in_order(out, changed)
 
@@ -338,7 +369,7 @@ def answers_first(
             continue
         lifted[answer_id] = Fused(answer_id, question.relevance, answer.ranks, answer.scores)
         lifted[question_id] = Fused(question_id, below * question.relevance, question.ranks, question.scores)
-    return in_order([lifted.get(f.id, f) for f in fused], bool(lifted))
+    return in_order([lifted.get(f.id, f) for f in fused], lifted)
 
 
 def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, factor: float) -> list[Fused]:
@@ -354,7 +385,7 @@ def yield_questions(fused: Sequence[Fused], questions: Collection[str], *, facto
         else f
         for f in fused
     ]
-    return in_order(out, any(f.id in questions for f in fused))
+    return in_order(out, questions)
 
 
 def history_last(items: Sequence[Ranked], closed: Collection[str]) -> list[Ranked]:

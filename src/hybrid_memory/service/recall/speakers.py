@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from hybrid_memory.models import Memory, MemoryKind
 from hybrid_memory.service.recall import ranking
@@ -62,10 +63,15 @@ def asks_about(query: str) -> str | None:
     return None
 
 
+TEXTS_KEPT = 4096
+"""Texts whose facts (the author a turn names, whether it asks) are kept: the rules read them on
+every recall, and an agent's recalls keep meeting the same turns."""
+
 # A transcript's turn written "Name: text" (a chat log, a meeting transcript, an import).
 _AUTHOR = re.compile(r"([A-Z][\w'.-]{0,39}): \S")
 
 
+@lru_cache(maxsize=TEXTS_KEPT)
 def author(text: str) -> str | None:
     """The name a turn written ``"Name: text"`` starts with, else None."""
     found = _AUTHOR.match(text)
@@ -102,7 +108,7 @@ def prefer(
         ranking.Fused(f.id, factor * f.relevance, f.ranks, f.scores) if role_of.get(f.id) == other else f
         for f in fused
     ]
-    return ranking.in_order(out, any(role_of.get(f.id) == other for f in fused))
+    return ranking.in_order(out, {i for i, role in role_of.items() if role == other})
 
 
 def replies_to(memories: Mapping[str, Memory], speaker: str) -> dict[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
 
 from hybrid_memory.codestate import WorkTree
@@ -348,7 +349,13 @@ def _valid(memory: Memory, now: datetime) -> bool:
 
 
 def _asks(memory: Memory) -> bool:
-    return memory.kind is MemoryKind.MESSAGE and ends_asking(memory.text)
+    return memory.kind is MemoryKind.MESSAGE and text_asks(memory.text)
+
+
+@lru_cache(maxsize=speakers.TEXTS_KEPT)
+def text_asks(text: str) -> bool:
+    """``ends_asking``, kept for the texts seen lately: an agent's recalls keep meeting the same turns."""
+    return ends_asking(text)
 
 
 def _before(until: datetime | None, as_of: datetime | None) -> datetime | None:
