@@ -63,16 +63,21 @@ async def test_when_the_host_is_killed_the_relay_starts_another_and_the_session_
         stop_hosts(data_dir)
 
 
-def test_a_headless_host_exits_once_no_client_has_connected_for_its_idle_period(tmp_path: Path) -> None:
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
-    host = subprocess.Popen(
-        [COMMAND, "serve", "--headless", "--idle-exit", "1", "--data-dir", str(data_dir)],
+def _headless(data_dir: Path, *args: str, stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    """``hybrid-memory serve --headless`` on ``data_dir`` (with ``args``), started as a hook starts one."""
+    return subprocess.Popen(
+        [COMMAND, "serve", "--headless", *args, "--data-dir", str(data_dir)],
         env=server_env(data_dir),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
     )
+
+
+def test_a_headless_host_exits_once_no_client_has_connected_for_its_idle_period(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    host = _headless(data_dir, "--idle-exit", "1", stderr=subprocess.PIPE)
     try:
         with connect(data_dir, tmp_path, timeout_s=60, start=False) as client:
             stats = client.call_tool("memory_stats", {})
@@ -91,13 +96,7 @@ def test_a_headless_host_exits_once_no_client_has_connected_for_its_idle_period(
 def test_a_headless_host_started_while_another_hosts_ends_before_it_loads_the_server(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    first = subprocess.Popen(
-        [COMMAND, "serve", "--headless", "--data-dir", str(data_dir)],
-        env=server_env(data_dir),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    first = _headless(data_dir)
     try:
         with connect(data_dir, tmp_path, timeout_s=120, start=False) as client:
             client.call_tool("memory_stats", {})
